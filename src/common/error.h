@@ -1,0 +1,18 @@
+#ifndef ELASTIC_COMMON_ERROR_H
+#define ELASTIC_COMMON_ERROR_H
+
+/*
+ * A one-line, human-readable error filled in by the function that detects
+ * the problem and logged or shown once, by the top level that owns the
+ * context (sbatch, slurmctld, a daemon).
+ */
+typedef struct elastic_error {
+	char text[320];
+} elastic_error_t;
+
+/* Format into err (if not NULL) and return -1, so callers can write
+ * "return elastic_errorf(err, ...);". */
+int elastic_errorf(elastic_error_t *err, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+#endif
