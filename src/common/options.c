@@ -188,9 +188,9 @@ int options_parse_tag(const char *tag, struct elastic_opts *o,
 		*eq = '\0';
 		snprintf(opt, sizeof(opt), "elastic-%s", word);
 		id = options_lookup(opt);
+		/* Later releases may add keys within v1: skip them. */
 		if (id < 0)
-			return elastic_errorf(
-			    err, "elastic tag: unknown key '%s'", word);
+			continue;
 		if (options_set(&r, id, eq + 1, err) < 0)
 			return -1;
 	}

@@ -58,8 +58,9 @@ int options_from_env(struct elastic_opts *o, char *const *env, size_t n,
 
 /*
  * The tag stored in the job's AdminComment, which elasticd parses:
- * "elastic:v1 min=2 max=8".  options_format_tag returns the length it
- * needed (snprintf-style); options_parse_tag returns 0 or -1.
+ * "elastic:v1 min=2 max=8".  Later releases may append keys within v1,
+ * which readers skip.  options_format_tag returns the length it needed
+ * (snprintf-style); options_parse_tag returns 0 or -1.
  */
 #define ELASTIC_TAG_PREFIX "elastic:v1"
 int options_format_tag(const struct elastic_opts *o, char *buf, size_t len);

@@ -234,7 +234,6 @@ static void tag_bad(void **state)
 		"elastic:v1",
 		"elastic:v1 min=1",
 		"elastic:v1 min=3 max=2",
-		"elastic:v1 min=1 max=2 color=3",
 		"elastic:v1 min=1 max",
 		"elastic:v1 min=x max=2",
 	};
@@ -247,6 +246,16 @@ static void tag_bad(void **state)
 		assert_int_equal(o.min, 9);
 	}
 	assert_int_equal(options_parse_tag(NULL, NULL, NULL), -1);
+}
+
+static void tag_future_keys(void **state)
+{
+	struct elastic_opts o = { 0 };
+	elastic_error_t err;
+
+	assert_int_equal(
+	    options_parse_tag("elastic:v1 min=1 max=2 color=3", &o, &err), 0);
+	assert_int_equal(o.max, 2);
 }
 
 int main(void)
@@ -262,6 +271,7 @@ int main(void)
 		cmocka_unit_test(from_env_bad),
 		cmocka_unit_test(tag_roundtrip),
 		cmocka_unit_test(tag_bad),
+		cmocka_unit_test(tag_future_keys),
 	};
 	return cmocka_run_group_tests_name("options", tests, NULL, NULL);
 }

@@ -12,6 +12,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
@@ -52,7 +53,10 @@ int init(void)
 	conf_path(ctx.conf_path, sizeof(ctx.conf_path));
 	ctx.policy_ok =
 	    policy_load(&ctx.policy, ctx.conf_path, &ctx.policy_err) == 0;
-	if (ctx.policy_ok)
+	if (ctx.policy_ok && access(ctx.conf_path, F_OK) != 0)
+		slurm_info("%s: no %s, using built-in defaults (MaxNodes=%u)",
+			   plugin_type, ctx.conf_path, ctx.policy.max_nodes);
+	else if (ctx.policy_ok)
 		slurm_info("%s: loaded %s (MaxNodes=%u)", plugin_type,
 			   ctx.conf_path, ctx.policy.max_nodes);
 	else
@@ -66,11 +70,12 @@ int fini(void)
 	return SLURM_SUCCESS;
 }
 
-static int refuse(char **err_msg, int rc, const char *text)
+static int refuse(char **err_msg, uint32_t uid, int rc, const char *text)
 {
 	char line[400];
 
 	snprintf(line, sizeof(line), "elastic: %s", text);
+	slurm_info("%s: uid %u: job refused: %s", plugin_type, uid, text);
 	if (err_msg) {
 		slurm_xfree((void **)err_msg);
 		*err_msg = slurm_xstrdup(line);
@@ -86,7 +91,8 @@ int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_msg)
 
 	if (options_from_env(&opts, job_desc->spank_job_env,
 			     job_desc->spank_job_env_size, &err) < 0)
-		return refuse(err_msg, ESLURM_INVALID_NODE_COUNT, err.text);
+		return refuse(err_msg, submit_uid, ESLURM_INVALID_NODE_COUNT,
+			      err.text);
 	if (!options_any(&opts))
 		return SLURM_SUCCESS;
 
@@ -96,10 +102,11 @@ int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_msg)
 		snprintf(text, sizeof(text),
 			 "elastic jobs are disabled: %s (tell your admin)",
 			 ctx.policy_err.text);
-		return refuse(err_msg, SLURM_ERROR, text);
+		return refuse(err_msg, submit_uid, SLURM_ERROR, text);
 	}
 	if (options_finalize(&opts, &ctx.policy, &err) < 0)
-		return refuse(err_msg, ESLURM_INVALID_NODE_COUNT, err.text);
+		return refuse(err_msg, submit_uid, ESLURM_INVALID_NODE_COUNT,
+			      err.text);
 
 	options_format_tag(&opts, tag, sizeof(tag));
 	slurm_xfree((void **)&job_desc->admin_comment);

@@ -23,10 +23,10 @@ static int opt_cb(int val, const char *optarg, int remote);
 
 static struct spank_option options[ELASTIC_OPT_COUNT] = {
 	{ "elastic-min", "N",
-	  "Elastic job: never run on fewer than N nodes (the base size).", 1,
+	  "Elastic job: the smallest number of nodes it runs on.", 1,
 	  ELASTIC_OPT_MIN, opt_cb },
 	{ "elastic-max", "N",
-	  "Elastic job: grow to at most N nodes when nodes are free.", 1,
+	  "Elastic job: the largest number of nodes it runs on.", 1,
 	  ELASTIC_OPT_MAX, opt_cb },
 };
 
