@@ -1,5 +1,6 @@
 #include "config.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -9,16 +10,39 @@
 /* Environment prefix Slurm gives our forwarded options: SPANK's option
  * prefix, then the SPANK plugin name "elastic". */
 #define ENV_PREFIX    "_SLURM_SPANK_OPTION_elastic_"
-#define MAX_VALUE_LEN 64
+#define MAX_VALUE_LEN (ELASTIC_PATH_MAX + 1)
 
-static const char *const names[ELASTIC_OPT_COUNT] = {
-	[ELASTIC_OPT_MIN] = "elastic-min",
-	[ELASTIC_OPT_MAX] = "elastic-max",
+static const struct {
+	const char *name;
+	const char *allowed;
+} table[ELASTIC_OPT_COUNT] = {
+	[ELASTIC_OPT_MIN] = { "elastic-min", "a node count from 1 to 65535" },
+	[ELASTIC_OPT_MAX] = { "elastic-max", "a node count from 1 to 65535" },
+	[ELASTIC_OPT_STEP] = { "elastic-step", "a node count from 1 to 65535" },
+	[ELASTIC_OPT_SIZES] = { "elastic-sizes",
+				"strictly increasing node counts, e.g. 1,2,4" },
+	[ELASTIC_OPT_GRACE] = { "elastic-grace", "seconds, 0 to 86400" },
+	[ELASTIC_OPT_SCALE_DELAY] = { "elastic-scale-delay",
+				      "seconds, 0 to 86400" },
+	[ELASTIC_OPT_FAULT_TIMEOUT] = { "elastic-fault-timeout",
+					"seconds, 0 to 86400" },
+	[ELASTIC_OPT_ONDEMAND] = { "elastic-ondemand", ELASTIC_ONDEMAND_WORDS },
+	[ELASTIC_OPT_SIGNAL] = { "elastic-signal", PARSE_SIGNALS },
+	[ELASTIC_OPT_CHECKPOINT_DIR] = { "elastic-checkpoint-dir",
+					 "an absolute path; %j %u %h expand" },
+	[ELASTIC_OPT_KEEP] = { "elastic-keep", "a count from 1 to 1000" },
+	[ELASTIC_OPT_SIZE_CONFIG] = { "elastic-size-config",
+				      "a readable file of per-size settings" },
 };
 
 const char *options_name(enum elastic_opt_id id)
 {
-	return ((unsigned)id < ELASTIC_OPT_COUNT) ? names[id] : NULL;
+	return ((unsigned)id < ELASTIC_OPT_COUNT) ? table[id].name : NULL;
+}
+
+const char *options_allowed(enum elastic_opt_id id)
+{
+	return ((unsigned)id < ELASTIC_OPT_COUNT) ? table[id].allowed : NULL;
 }
 
 /* Compare treating '-' and '_' alike, as Slurm does for env names. */
@@ -36,15 +60,74 @@ static bool name_eq(const char *a, const char *b)
 int options_lookup(const char *name)
 {
 	for (int i = 0; i < ELASTIC_OPT_COUNT; i++)
-		if (name_eq(name, names[i]))
+		if (name_eq(name, table[i].name))
 			return i;
 	return -1;
+}
+
+static int bad(elastic_error_t *err, enum elastic_opt_id id, const char *value,
+	       const char *why)
+{
+	return elastic_errorf(err, "--%s=%s: %s (allowed: %s)", table[id].name,
+			      value, why, table[id].allowed);
+}
+
+static int set_uint(unsigned *field, enum elastic_opt_id id, const char *value,
+		    unsigned long lo, unsigned long hi, elastic_error_t *err)
+{
+	unsigned long v;
+	enum parse_result r = parse_uint(value, lo, hi, &v);
+
+	if (r != PARSE_OK)
+		return bad(err, id, value, parse_strerror(r));
+	*field = v;
+	return 0;
+}
+
+static int set_sizes(struct elastic_opts *o, const char *value,
+		     elastic_error_t *err)
+{
+	unsigned sizes[ELASTIC_MAX_SIZES], n = 0;
+	const char *p = value;
+
+	if (!*value)
+		return bad(err, ELASTIC_OPT_SIZES, value, "empty value");
+	for (;;) {
+		char item[16];
+		size_t len = strcspn(p, ",");
+		unsigned long v;
+		enum parse_result r;
+
+		if (n == ELASTIC_MAX_SIZES)
+			return bad(err, ELASTIC_OPT_SIZES, value,
+				   "more than 64 sizes");
+		if (len >= sizeof(item))
+			return bad(err, ELASTIC_OPT_SIZES, value,
+				   "out of range");
+		memcpy(item, p, len);
+		item[len] = '\0';
+		r = parse_uint(item, 1, ELASTIC_NODES_LIMIT, &v);
+		if (r != PARSE_OK)
+			return bad(err, ELASTIC_OPT_SIZES, value,
+				   r == PARSE_EMPTY ? "empty entry"
+						    : parse_strerror(r));
+		if (n && v <= sizes[n - 1])
+			return bad(err, ELASTIC_OPT_SIZES, value,
+				   "not strictly increasing");
+		sizes[n++] = v;
+		if (!p[len])
+			break;
+		p += len + 1;
+	}
+	memcpy(o->sizes, sizes, sizeof(sizes));
+	o->nsizes = n;
+	return 0;
 }
 
 int options_set(struct elastic_opts *o, enum elastic_opt_id id,
 		const char *value, elastic_error_t *err)
 {
-	unsigned long v;
+	int rc = 0;
 	enum parse_result r;
 
 	if (!options_name(id))
@@ -52,74 +135,268 @@ int options_set(struct elastic_opts *o, enum elastic_opt_id id,
 	if (strlen(value) > MAX_VALUE_LEN)
 		return elastic_errorf(err,
 				      "--%s: value longer than %d characters",
-				      names[id], MAX_VALUE_LEN);
-	r = parse_uint(value, 1, ELASTIC_NODES_LIMIT, &v);
-	if (r != PARSE_OK)
-		return elastic_errorf(err,
-				      "--%s=%s: %s (allowed: a node count "
-				      "from 1 to %d)",
-				      names[id], value, parse_strerror(r),
-				      ELASTIC_NODES_LIMIT);
+				      table[id].name, MAX_VALUE_LEN);
 	switch (id) {
 	case ELASTIC_OPT_MIN:
-		o->min = v;
+		rc = set_uint(&o->min, id, value, 1, ELASTIC_NODES_LIMIT, err);
 		break;
 	case ELASTIC_OPT_MAX:
-		o->max = v;
+		rc = set_uint(&o->max, id, value, 1, ELASTIC_NODES_LIMIT, err);
+		break;
+	case ELASTIC_OPT_STEP:
+		rc = set_uint(&o->step, id, value, 1, ELASTIC_NODES_LIMIT, err);
+		break;
+	case ELASTIC_OPT_SIZES:
+		rc = set_sizes(o, value, err);
+		break;
+	case ELASTIC_OPT_GRACE:
+		rc =
+		    set_uint(&o->grace, id, value, 0, ELASTIC_MAX_SECONDS, err);
+		break;
+	case ELASTIC_OPT_SCALE_DELAY:
+		rc = set_uint(&o->scale_delay, id, value, 0,
+			      ELASTIC_MAX_SECONDS, err);
+		break;
+	case ELASTIC_OPT_FAULT_TIMEOUT:
+		rc = set_uint(&o->fault_timeout, id, value, 0,
+			      ELASTIC_MAX_SECONDS, err);
+		break;
+	case ELASTIC_OPT_ONDEMAND:
+		if (policy_parse_ondemand(value, &o->ondemand) < 0)
+			rc = bad(err, id, value,
+				 *value ? "not valid" : "empty value");
+		break;
+	case ELASTIC_OPT_SIGNAL:
+		r = parse_signal(value, &o->signal);
+		if (r != PARSE_OK)
+			rc = bad(err, id, value, parse_strerror(r));
+		break;
+	case ELASTIC_OPT_CHECKPOINT_DIR: {
+		char what[64];
+
+		snprintf(what, sizeof(what), "--%s", table[id].name);
+		if (policy_check_path(value, what, err) < 0)
+			return -1;
+		strcpy(o->checkpoint_dir, value);
+		break;
+	}
+	case ELASTIC_OPT_KEEP:
+		rc = set_uint(&o->keep, id, value, 1, ELASTIC_MAX_KEEP, err);
+		break;
+	case ELASTIC_OPT_SIZE_CONFIG:
+		if (!*value)
+			return bad(err, id, value, "empty value");
+		strcpy(o->size_config_path, value);
 		break;
 	case ELASTIC_OPT_COUNT:
 		break;
 	}
-	return 0;
+	if (rc == 0)
+		o->given |= 1u << id;
+	return rc;
 }
 
 bool options_any(const struct elastic_opts *o)
 {
-	return o->min || o->max;
+	return o->given != 0;
 }
 
-int options_check(const struct elastic_opts *o, elastic_error_t *err)
+bool options_size_allowed(const struct elastic_opts *o, unsigned n)
 {
+	if (n < o->min || n > o->max)
+		return false;
+	if (o->nsizes) {
+		for (unsigned i = 0; i < o->nsizes; i++)
+			if (o->sizes[i] == n)
+				return true;
+		return false;
+	}
+	return o->step == 0 || (n - o->min) % o->step == 0;
+}
+
+/* Relations among the values in o, whatever their origin. */
+static int check_relations(const struct elastic_opts *o,
+			   const struct size_config *sc, elastic_error_t *err)
+{
+	if (options_given(o, ELASTIC_OPT_STEP) &&
+	    options_given(o, ELASTIC_OPT_SIZES))
+		return elastic_errorf(err, "--elastic-step and --elastic-sizes "
+					   "cannot be used together");
 	if (o->min && o->max && o->min > o->max)
 		return elastic_errorf(err,
 				      "--elastic-min=%u is greater than "
 				      "--elastic-max=%u (need --elastic-min "
 				      "<= --elastic-max)",
 				      o->min, o->max);
+	if (o->nsizes && ((o->min && o->sizes[0] < o->min) ||
+			  (o->max && o->sizes[o->nsizes - 1] > o->max)))
+		return elastic_errorf(err,
+				      "--elastic-sizes: every size must be "
+				      "within --elastic-min=%u and "
+				      "--elastic-max=%u",
+				      o->min, o->max);
+	if (sc && o->min && o->max) {
+		for (unsigned i = 0; i < sc->n; i++) {
+			unsigned s = sc->entry[i].size;
+
+			if (s && !options_size_allowed(o, s))
+				return elastic_errorf(
+				    err,
+				    "--elastic-size-config: size %u is "
+				    "not a size this job can take "
+				    "(between --elastic-min=%u and "
+				    "--elastic-max=%u%s)",
+				    s, o->min, o->max,
+				    o->nsizes ? ", in --elastic-sizes"
+					      : ", on --elastic-step");
+		}
+	}
 	return 0;
 }
 
+int options_check(const struct elastic_opts *o, const struct size_config *sc,
+		  elastic_error_t *err)
+{
+	struct elastic_opts t = *o;
+
+	/* Sizes bound min and max when those are omitted. */
+	if (t.nsizes && !t.min)
+		t.min = t.sizes[0];
+	if (t.nsizes && !t.max)
+		t.max = t.sizes[t.nsizes - 1];
+	return check_relations(&t, (t.min && t.max) ? sc : NULL, err);
+}
+
+unsigned options_node_cap(const struct elastic_policy *p,
+			  const struct elastic_submitter *who,
+			  const char **source)
+{
+	unsigned cap;
+
+	if (who && (cap = policy_caps_get(&p->user_caps, who->user))) {
+		*source = "UserMaxNodes";
+		return cap;
+	}
+	if (who && (cap = policy_caps_get(&p->account_caps, who->account))) {
+		*source = "AccountMaxNodes";
+		return cap;
+	}
+	*source = "MaxNodes";
+	return p->max_nodes;
+}
+
+static int check_ondemand(const struct elastic_opts *o,
+			  const struct elastic_policy *p,
+			  const struct elastic_submitter *who,
+			  elastic_error_t *err)
+{
+	const char *mode = policy_ondemand_name(o->ondemand);
+
+	if (o->ondemand == ELASTIC_ONDEMAND_NEVER)
+		return 0;
+	if (!p->ondemand_allowed)
+		return elastic_errorf(err,
+				      "--elastic-ondemand=%s: this site does "
+				      "not allow on-demand fallback (OnDemand "
+				      "in elastic.conf)",
+				      mode);
+	if (!p->ondemand_users.n && !p->ondemand_accounts.n)
+		return 0;
+	if (who && who->user && policy_list_has(&p->ondemand_users, who->user))
+		return 0;
+	if (who && who->account &&
+	    policy_list_has(&p->ondemand_accounts, who->account))
+		return 0;
+	return elastic_errorf(err,
+			      "--elastic-ondemand=%s: not allowed for user %s "
+			      "account %s (OnDemandUsers, OnDemandAccounts in "
+			      "elastic.conf)",
+			      mode, (who && who->user) ? who->user : "?",
+			      (who && who->account) ? who->account
+						    : "(default)");
+}
+
+void options_apply_defaults(struct elastic_opts *o,
+			    const struct elastic_policy *p,
+			    const struct elastic_submitter *who)
+{
+	const char *cap_key;
+	unsigned cap = options_node_cap(p, who, &cap_key);
+	unsigned dmax = p->default_max_nodes ? p->default_max_nodes : cap;
+
+	/* A default never contradicts what the user did give. */
+	if (!o->min)
+		o->min = o->nsizes ? o->sizes[0]
+			 : (o->max && o->max < p->default_min_nodes)
+			     ? o->max
+			     : p->default_min_nodes;
+	if (!o->max)
+		o->max = o->nsizes ? o->sizes[o->nsizes - 1]
+				   : (dmax < o->min ? o->min : dmax);
+	if (!o->nsizes && !options_given(o, ELASTIC_OPT_STEP))
+		o->step = p->default_step;
+	if (!options_given(o, ELASTIC_OPT_GRACE))
+		o->grace = p->default_grace;
+	if (!options_given(o, ELASTIC_OPT_SCALE_DELAY))
+		o->scale_delay = p->default_scale_delay;
+	if (!options_given(o, ELASTIC_OPT_FAULT_TIMEOUT))
+		o->fault_timeout = p->default_fault_timeout;
+	if (!options_given(o, ELASTIC_OPT_ONDEMAND))
+		o->ondemand = p->default_ondemand;
+	if (!options_given(o, ELASTIC_OPT_SIGNAL))
+		o->signal = p->default_signal;
+	if (!options_given(o, ELASTIC_OPT_KEEP))
+		o->keep = p->default_keep;
+	if (!options_given(o, ELASTIC_OPT_CHECKPOINT_DIR))
+		strcpy(o->checkpoint_dir, p->default_checkpoint_dir);
+}
+
 int options_finalize(struct elastic_opts *o, const struct elastic_policy *p,
-		     elastic_error_t *err)
+		     const struct elastic_submitter *who,
+		     const struct size_config *sc, elastic_error_t *err)
 {
 	struct elastic_opts r = *o;
-	unsigned dmax =
-	    p->default_max_nodes ? p->default_max_nodes : p->max_nodes;
+	const char *cap_key;
+	unsigned cap = options_node_cap(p, who, &cap_key);
 
-	if (options_check(o, err) < 0)
+	if (options_check(o, sc, err) < 0)
 		return -1;
-	/* A default never contradicts what the user did give. */
-	if (!r.min)
-		r.min = (r.max && r.max < p->default_min_nodes)
-			    ? r.max
-			    : p->default_min_nodes;
-	if (!r.max)
-		r.max = (dmax < r.min) ? r.min : dmax;
-
-	if (o->max && r.max > p->max_nodes)
+	options_apply_defaults(&r, p, who);
+	if (r.max > cap)
+		return elastic_errorf(
+		    err,
+		    "--elastic-%s=%u is above this site's "
+		    "limit of %u nodes (%s in elastic.conf)",
+		    options_given(o, ELASTIC_OPT_MAX) ? "max" : "min",
+		    options_given(o, ELASTIC_OPT_MAX) ? r.max : r.min, cap,
+		    cap_key);
+	if (check_relations(&r, sc, err) < 0)
+		return -1;
+	if (r.grace > p->max_grace)
 		return elastic_errorf(err,
-				      "--elastic-max=%u is above this site's "
-				      "limit of %u nodes (MaxNodes in "
-				      "elastic.conf)",
-				      r.max, p->max_nodes);
-	if (r.min > p->max_nodes)
+				      "--elastic-grace=%u is above this "
+				      "site's limit of %u seconds (MaxGrace "
+				      "in elastic.conf)",
+				      r.grace, p->max_grace);
+	if (r.keep > p->max_keep)
 		return elastic_errorf(err,
-				      "--elastic-min=%u is above this site's "
-				      "limit of %u nodes (MaxNodes in "
-				      "elastic.conf)",
-				      r.min, p->max_nodes);
+				      "--elastic-keep=%u is above this site's "
+				      "limit of %u (MaxKeep in elastic.conf)",
+				      r.keep, p->max_keep);
+	if (check_ondemand(&r, p, who, err) < 0)
+		return -1;
 	*o = r;
 	return 0;
+}
+
+const char *options_env_get(char *const *env, size_t n, const char *name)
+{
+	size_t len = strlen(name);
+
+	for (size_t i = 0; i < n && env && env[i]; i++)
+		if (!strncmp(env[i], name, len) && env[i][len] == '=')
+			return env[i] + len + 1;
+	return NULL;
 }
 
 int options_from_env(struct elastic_opts *o, char *const *env, size_t n,
@@ -127,7 +404,7 @@ int options_from_env(struct elastic_opts *o, char *const *env, size_t n,
 {
 	const size_t plen = strlen(ENV_PREFIX);
 
-	for (size_t i = 0; i < n && env[i]; i++) {
+	for (size_t i = 0; i < n && env && env[i]; i++) {
 		char name[64];
 		const char *e = env[i], *eq;
 		size_t nlen;
@@ -157,46 +434,174 @@ int options_from_env(struct elastic_opts *o, char *const *env, size_t n,
 	return 0;
 }
 
+/* %-encode what would break the tag's words: space, '%', controls. */
+static void encode(const char *s, char *out, size_t len)
+{
+	size_t j = 0;
+
+	for (; *s && j + 4 < len; s++) {
+		unsigned char c = *s;
+
+		if (c == ' ' || c == '%' || iscntrl(c))
+			j += snprintf(out + j, len - j, "%%%02X", c);
+		else
+			out[j++] = c;
+	}
+	out[j] = '\0';
+}
+
+static int decode(const char *s, char *out, size_t len)
+{
+	size_t j = 0;
+
+	for (; *s; s++) {
+		unsigned v;
+
+		if (j + 1 >= len)
+			return -1;
+		if (*s == '%') {
+			if (!isxdigit((unsigned char)s[1]) ||
+			    !isxdigit((unsigned char)s[2]) ||
+			    sscanf(s + 1, "%2x", &v) != 1 || v == 0)
+				return -1;
+			out[j++] = (char)v;
+			s += 2;
+		} else {
+			out[j++] = *s;
+		}
+	}
+	out[j] = '\0';
+	return 0;
+}
+
 int options_format_tag(const struct elastic_opts *o, char *buf, size_t len)
 {
-	return snprintf(buf, len, ELASTIC_TAG_PREFIX " min=%u max=%u", o->min,
-			o->max);
+	char sizes[ELASTIC_MAX_SIZES * 6 + 16] = "";
+	char ckpt[ELASTIC_PATH_MAX * 3 + 1];
+	size_t j = 0;
+
+	if (!o->nsizes)
+		snprintf(sizes, sizeof(sizes), "step=%u", o->step);
+	for (unsigned i = 0; i < o->nsizes; i++)
+		j += snprintf(sizes + j, sizeof(sizes) - j, "%s%u",
+			      i ? "," : "sizes=", o->sizes[i]);
+	encode(o->checkpoint_dir, ckpt, sizeof(ckpt));
+	return snprintf(buf, len,
+			ELASTIC_TAG_PREFIX " min=%u max=%u %s grace=%u "
+					   "delay=%u fault=%u ondemand=%s "
+					   "signal=%s keep=%u ckpt=%s",
+			o->min, o->max, sizes, o->grace, o->scale_delay,
+			o->fault_timeout, policy_ondemand_name(o->ondemand),
+			parse_signal_name(o->signal), o->keep, ckpt);
 }
+
+static const struct {
+	const char *key;
+	enum elastic_opt_id id;
+} tag_keys[] = {
+	{ "min", ELASTIC_OPT_MIN },
+	{ "max", ELASTIC_OPT_MAX },
+	{ "step", ELASTIC_OPT_STEP },
+	{ "sizes", ELASTIC_OPT_SIZES },
+	{ "grace", ELASTIC_OPT_GRACE },
+	{ "delay", ELASTIC_OPT_SCALE_DELAY },
+	{ "fault", ELASTIC_OPT_FAULT_TIMEOUT },
+	{ "ondemand", ELASTIC_OPT_ONDEMAND },
+	{ "signal", ELASTIC_OPT_SIGNAL },
+	{ "keep", ELASTIC_OPT_KEEP },
+	{ "ckpt", ELASTIC_OPT_CHECKPOINT_DIR },
+};
+
+/* Keys every v1 tag has (sizes may stand for step). */
+#define TAG_REQUIRED                                                           \
+	((1u << ELASTIC_OPT_MIN) | (1u << ELASTIC_OPT_MAX) |                   \
+	 (1u << ELASTIC_OPT_GRACE) | (1u << ELASTIC_OPT_SCALE_DELAY) |         \
+	 (1u << ELASTIC_OPT_FAULT_TIMEOUT) | (1u << ELASTIC_OPT_ONDEMAND) |    \
+	 (1u << ELASTIC_OPT_SIGNAL) | (1u << ELASTIC_OPT_KEEP) |               \
+	 (1u << ELASTIC_OPT_CHECKPOINT_DIR))
 
 int options_parse_tag(const char *tag, struct elastic_opts *o,
 		      elastic_error_t *err)
 {
 	struct elastic_opts r = { 0 };
-	char buf[256];
+	char buf[ELASTIC_PATH_MAX * 3 + 512];
 	char *save = NULL, *word;
+	const size_t plen = strlen(ELASTIC_TAG_PREFIX);
 
-	if (!tag || strncmp(tag, ELASTIC_TAG_PREFIX " ",
-			    strlen(ELASTIC_TAG_PREFIX) + 1))
+	if (!tag || strncmp(tag, ELASTIC_TAG_PREFIX " ", plen + 1))
 		return elastic_errorf(err, "not an elastic tag");
 	if (strlen(tag) >= sizeof(buf))
 		return elastic_errorf(err, "elastic tag too long");
-	strcpy(buf, tag + strlen(ELASTIC_TAG_PREFIX) + 1);
+	strcpy(buf, tag + plen + 1);
 	for (word = strtok_r(buf, " ", &save); word;
 	     word = strtok_r(NULL, " ", &save)) {
 		char *eq = strchr(word, '=');
-		char opt[32];
-		int id;
+		char value[ELASTIC_PATH_MAX + 1];
+		int id = -1;
 
 		if (!eq)
 			return elastic_errorf(err, "elastic tag: bad word '%s'",
 					      word);
 		*eq = '\0';
-		snprintf(opt, sizeof(opt), "elastic-%s", word);
-		id = options_lookup(opt);
+		for (size_t i = 0; i < sizeof(tag_keys) / sizeof(tag_keys[0]);
+		     i++)
+			if (!strcmp(word, tag_keys[i].key))
+				id = tag_keys[i].id;
 		/* Later releases may add keys within v1: skip them. */
 		if (id < 0)
 			continue;
-		if (options_set(&r, id, eq + 1, err) < 0)
+		if (decode(eq + 1, value, sizeof(value)) < 0)
+			return elastic_errorf(err, "elastic tag: bad %s", word);
+		if (options_set(&r, id, value, err) < 0)
 			return -1;
 	}
-	if (!r.min || !r.max || r.min > r.max)
-		return elastic_errorf(err, "elastic tag: incomplete or "
-					   "inconsistent sizes");
+	if ((r.given & TAG_REQUIRED) != TAG_REQUIRED ||
+	    !(options_given(&r, ELASTIC_OPT_STEP) ||
+	      options_given(&r, ELASTIC_OPT_SIZES)))
+		return elastic_errorf(err, "elastic tag: incomplete");
+	if (check_relations(&r, NULL, err) < 0)
+		return -1;
 	*o = r;
+	return 0;
+}
+
+int options_expand_path(const char *pattern, const char *job_id,
+			const char *user, const char *home, char *out,
+			size_t len)
+{
+	size_t j = 0;
+
+	for (const char *p = pattern; *p; p++) {
+		const char *add;
+		char one[2] = { *p, 0 };
+		size_t n;
+
+		if (*p != '%') {
+			add = one;
+		} else {
+			switch (*++p) {
+			case 'j':
+				add = job_id;
+				break;
+			case 'u':
+				add = user;
+				break;
+			case 'h':
+				add = home;
+				break;
+			case '%':
+				add = "%";
+				break;
+			default:
+				return -1;
+			}
+		}
+		n = strlen(add);
+		if (j + n >= len)
+			return -1;
+		memcpy(out + j, add, n);
+		j += n;
+	}
+	out[j] = '\0';
 	return 0;
 }

@@ -1,7 +1,12 @@
 #include "config.h"
 
 #include <ctype.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "parse.h"
 
@@ -29,6 +34,58 @@ enum parse_result parse_uint(const char *s, unsigned long min,
 	return PARSE_OK;
 }
 
+enum parse_result parse_bool(const char *s, bool *ret)
+{
+	static const char *const yes[] = { "yes", "true", "1" };
+	static const char *const no[] = { "no", "false", "0" };
+
+	if (!s || !*s)
+		return PARSE_EMPTY;
+	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+		if (!strcasecmp(s, yes[i])) {
+			*ret = true;
+			return PARSE_OK;
+		}
+		if (!strcasecmp(s, no[i])) {
+			*ret = false;
+			return PARSE_OK;
+		}
+	}
+	return PARSE_NOT_VALID;
+}
+
+static const struct {
+	const char *name;
+	int sig;
+} signals[] = {
+	{ "URG", SIGURG },   { "WINCH", SIGWINCH }, { "USR1", SIGUSR1 },
+	{ "USR2", SIGUSR2 }, { "HUP", SIGHUP },	    { "INT", SIGINT },
+	{ "TERM", SIGTERM },
+};
+
+enum parse_result parse_signal(const char *s, int *ret)
+{
+	if (!s || !*s)
+		return PARSE_EMPTY;
+	if (!strncasecmp(s, "SIG", 3))
+		s += 3;
+	for (size_t i = 0; i < sizeof(signals) / sizeof(signals[0]); i++) {
+		if (!strcasecmp(s, signals[i].name)) {
+			*ret = signals[i].sig;
+			return PARSE_OK;
+		}
+	}
+	return PARSE_NOT_VALID;
+}
+
+const char *parse_signal_name(int sig)
+{
+	for (size_t i = 0; i < sizeof(signals) / sizeof(signals[0]); i++)
+		if (signals[i].sig == sig)
+			return signals[i].name;
+	return NULL;
+}
+
 const char *parse_strerror(enum parse_result r)
 {
 	switch (r) {
@@ -40,6 +97,8 @@ const char *parse_strerror(enum parse_result r)
 		return "not a whole number";
 	case PARSE_RANGE:
 		return "out of range";
+	case PARSE_NOT_VALID:
+		return "not valid";
 	}
 	return "invalid";
 }
@@ -54,4 +113,44 @@ char *parse_trim(char *s)
 	while (end > s && isspace((unsigned char)end[-1]))
 		*--end = '\0';
 	return s;
+}
+
+int parse_read_file(const char *path, size_t max, bool missing_ok, char **ret,
+		    elastic_error_t *err)
+{
+	FILE *f = fopen(path, "r");
+	char *buf;
+	size_t n;
+	int rc = 0;
+
+	if (!f) {
+		if (errno == ENOENT && missing_ok) {
+			*ret = NULL;
+			return 0;
+		}
+		return elastic_errorf(err, "%s: cannot open: %s", path,
+				      strerror(errno));
+	}
+	buf = malloc(max + 1);
+	if (!buf) {
+		fclose(f);
+		return elastic_errorf(err, "%s: out of memory", path);
+	}
+	n = fread(buf, 1, max + 1, f);
+	if (ferror(f))
+		rc = elastic_errorf(err, "%s: cannot read: %s", path,
+				    strerror(errno));
+	else if (n > max)
+		rc =
+		    elastic_errorf(err, "%s: larger than %zu bytes", path, max);
+	else if (memchr(buf, '\0', n))
+		rc = elastic_errorf(err, "%s: contains a NUL byte", path);
+	fclose(f);
+	if (rc < 0) {
+		free(buf);
+		return rc;
+	}
+	buf[n] = '\0';
+	*ret = buf;
+	return 0;
 }

@@ -1,6 +1,8 @@
 #include "config.h"
 
-#include <errno.h>
+#include <ctype.h>
+#include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,57 +14,292 @@
 /* Bounds on what we read: the file is small and hand-written. */
 #define POLICY_MAX_BYTES (256 * 1024)
 #define POLICY_MAX_LINE	 1024
+#define MAX_SECONDS	 86400
+#define MAX_KEEP	 1000
 
-enum key_id { KEY_MAX_NODES, KEY_DEFAULT_MIN_NODES, KEY_DEFAULT_MAX_NODES };
-
-static const struct key {
-	const char *name;
-	enum key_id id;
-} keys[] = {
-	{ "MaxNodes", KEY_MAX_NODES },
-	{ "DefaultMinNodes", KEY_DEFAULT_MIN_NODES },
-	{ "DefaultMaxNodes", KEY_DEFAULT_MAX_NODES },
+enum key_type {
+	T_NODES,   /* 1..ELASTIC_NODES_LIMIT */
+	T_SECONDS, /* 0..MAX_SECONDS */
+	T_KEEP,	   /* 1..MAX_KEEP */
+	T_BOOL,
+	T_LIST,
+	T_CAPS,
+	T_NAME,
+	T_ONDEMAND,
+	T_SIGNAL,
+	T_PATH,
 };
 
-#define KNOWN_KEYS "MaxNodes, DefaultMinNodes, DefaultMaxNodes"
+#define F(field) offsetof(struct elastic_policy, field)
+static const struct key {
+	const char *name;
+	enum key_type type;
+	size_t off;
+} keys[] = {
+	{ "MaxNodes", T_NODES, F(max_nodes) },
+	{ "UserMaxNodes", T_CAPS, F(user_caps) },
+	{ "AccountMaxNodes", T_CAPS, F(account_caps) },
+	{ "BasePartitions", T_LIST, F(base_partitions) },
+	{ "PreemptiblePartitions", T_LIST, F(preemptible_partitions) },
+	{ "OnDemandPartitions", T_LIST, F(ondemand_partitions) },
+	{ "BaseQOS", T_NAME, F(base_qos) },
+	{ "PreemptibleQOS", T_NAME, F(preemptible_qos) },
+	{ "OnDemandQOS", T_NAME, F(ondemand_qos) },
+	{ "OnDemand", T_BOOL, F(ondemand_allowed) },
+	{ "OnDemandUsers", T_LIST, F(ondemand_users) },
+	{ "OnDemandAccounts", T_LIST, F(ondemand_accounts) },
+	{ "MaxGrace", T_SECONDS, F(max_grace) },
+	{ "MaxKeep", T_KEEP, F(max_keep) },
+	{ "DefaultMinNodes", T_NODES, F(default_min_nodes) },
+	{ "DefaultMaxNodes", T_NODES, F(default_max_nodes) },
+	{ "DefaultStep", T_NODES, F(default_step) },
+	{ "DefaultGrace", T_SECONDS, F(default_grace) },
+	{ "DefaultScaleDelay", T_SECONDS, F(default_scale_delay) },
+	{ "DefaultFaultTimeout", T_SECONDS, F(default_fault_timeout) },
+	{ "DefaultOnDemand", T_ONDEMAND, F(default_ondemand) },
+	{ "DefaultSignal", T_SIGNAL, F(default_signal) },
+	{ "DefaultKeep", T_KEEP, F(default_keep) },
+	{ "DefaultCheckpointDir", T_PATH, F(default_checkpoint_dir) },
+};
+#undef F
+#define NKEYS (sizeof(keys) / sizeof(keys[0]))
+
+static const char *const ondemand_words[] = {
+	[ELASTIC_ONDEMAND_NEVER] = "never",
+	[ELASTIC_ONDEMAND_BELOW_MIN] = "below-min",
+	[ELASTIC_ONDEMAND_ALWAYS] = "always",
+};
+
+const char *policy_ondemand_name(enum elastic_ondemand m)
+{
+	return ((unsigned)m <= ELASTIC_ONDEMAND_ALWAYS) ? ondemand_words[m]
+							: "?";
+}
+
+int policy_parse_ondemand(const char *s, enum elastic_ondemand *ret)
+{
+	for (int i = 0; i <= ELASTIC_ONDEMAND_ALWAYS; i++) {
+		if (!strcmp(s, ondemand_words[i])) {
+			*ret = i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+bool policy_list_has(const struct policy_list *l, const char *name)
+{
+	for (unsigned i = 0; i < l->n; i++)
+		if (!strcmp(l->name[i], name))
+			return true;
+	return false;
+}
+
+unsigned policy_caps_get(const struct policy_caps *c, const char *name)
+{
+	if (!name)
+		return 0;
+	for (unsigned i = 0; i < c->n; i++)
+		if (!strcmp(c->cap[i].name, name))
+			return c->cap[i].nodes;
+	return 0;
+}
 
 void policy_defaults(struct elastic_policy *p)
 {
+	memset(p, 0, sizeof(*p));
 	p->max_nodes = ELASTIC_NODES_LIMIT;
+	p->max_grace = 3600;
+	p->max_keep = 100;
 	p->default_min_nodes = 1;
 	p->default_max_nodes = 0;
+	p->default_step = 1;
+	p->default_grace = 60;
+	p->default_scale_delay = 30;
+	p->default_fault_timeout = 60;
+	p->default_ondemand = ELASTIC_ONDEMAND_NEVER;
+	p->default_signal = SIGURG;
+	p->default_keep = 3;
+	strcpy(p->default_checkpoint_dir, "%h/elastic-checkpoints/%j");
 }
 
 static const struct key *find_key(const char *name)
 {
-	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+	for (size_t i = 0; i < NKEYS; i++)
 		if (!strcasecmp(name, keys[i].name))
 			return &keys[i];
 	return NULL;
 }
 
-static int set_key(struct elastic_policy *p, const struct key *k,
-		   const char *val, const char *where, elastic_error_t *err)
+/* Slurm names: letters, digits and "-_.@+", bounded. */
+static int check_name(const char *s, const char *where, const char *key,
+		      elastic_error_t *err)
 {
-	unsigned long v;
-	enum parse_result r = parse_uint(val, 1, ELASTIC_NODES_LIMIT, &v);
+	size_t n = strlen(s);
 
-	if (r != PARSE_OK)
-		return elastic_errorf(err, "%s: %s=%s: %s (allowed: 1 to %d)",
-				      where, k->name, val, parse_strerror(r),
-				      ELASTIC_NODES_LIMIT);
-	switch (k->id) {
-	case KEY_MAX_NODES:
-		p->max_nodes = v;
-		break;
-	case KEY_DEFAULT_MIN_NODES:
-		p->default_min_nodes = v;
-		break;
-	case KEY_DEFAULT_MAX_NODES:
-		p->default_max_nodes = v;
-		break;
+	if (n == 0 || n > POLICY_NAME_MAX)
+		return elastic_errorf(err,
+				      "%s: %s: name '%s' must have 1 to %d "
+				      "characters",
+				      where, key, s, POLICY_NAME_MAX);
+	for (const char *c = s; *c; c++)
+		if (!isalnum((unsigned char)*c) && !strchr("-_.@+", *c))
+			return elastic_errorf(err,
+					      "%s: %s: bad character in "
+					      "name '%s' (allowed: letters, "
+					      "digits, - _ . @ +)",
+					      where, key, s);
+	return 0;
+}
+
+/* Comma list into names (and ":N" caps when caps != NULL). */
+static int set_list(char *val, struct policy_list *l, struct policy_caps *c,
+		    const char *where, const char *key, elastic_error_t *err)
+{
+	char *save = NULL, *item;
+	unsigned n = 0;
+
+	for (item = strtok_r(val, ",", &save); item;
+	     item = strtok_r(NULL, ",", &save)) {
+		char *colon = NULL;
+
+		item = parse_trim(item);
+		if (n == POLICY_LIST_MAX)
+			return elastic_errorf(err,
+					      "%s: %s: more than %d entries",
+					      where, key, POLICY_LIST_MAX);
+		if (c) {
+			unsigned long v;
+			enum parse_result r;
+
+			colon = strchr(item, ':');
+			if (!colon)
+				return elastic_errorf(err,
+						      "%s: %s: '%s' is not "
+						      "name:nodes",
+						      where, key, item);
+			*colon = '\0';
+			r = parse_uint(colon + 1, 1, ELASTIC_NODES_LIMIT, &v);
+			if (r != PARSE_OK)
+				return elastic_errorf(
+				    err, "%s: %s: %s:%s: %s (allowed: 1 to %d)",
+				    where, key, item, colon + 1,
+				    parse_strerror(r), ELASTIC_NODES_LIMIT);
+			c->cap[n].nodes = v;
+		}
+		if (check_name(item, where, key, err) < 0)
+			return -1;
+		strcpy(c ? c->cap[n].name : l->name[n], item);
+		n++;
+	}
+	if (c)
+		c->n = n;
+	else
+		l->n = n;
+	return 0;
+}
+
+int policy_check_path(const char *path, const char *what, elastic_error_t *err)
+{
+	if (!*path)
+		return elastic_errorf(err, "%s: empty path", what);
+	if (strlen(path) > POLICY_PATH_MAX)
+		return elastic_errorf(err, "%s: path longer than %d characters",
+				      what, POLICY_PATH_MAX);
+	if (path[0] != '/' && strncmp(path, "%h", 2))
+		return elastic_errorf(err,
+				      "%s=%s: must be an absolute path or "
+				      "start with %%h (home directory)",
+				      what, path);
+	for (const char *c = path; *c; c++) {
+		if (iscntrl((unsigned char)*c))
+			return elastic_errorf(
+			    err, "%s: control character in path", what);
+		if (*c == '%') {
+			if (!c[1] || !strchr("jhu%", c[1]))
+				return elastic_errorf(
+				    err,
+				    "%s=%s: unknown %%%c "
+				    "(allowed: %%j job id, "
+				    "%%u user, %%h home, %%%%)",
+				    what, path, c[1] ? c[1] : ' ');
+			c++;
+		}
 	}
 	return 0;
+}
+
+static int set_key(struct elastic_policy *p, const struct key *k, char *val,
+		   const char *where, elastic_error_t *err)
+{
+	void *field = (char *)p + k->off;
+	enum parse_result r;
+	unsigned long v;
+	char what[320];
+
+	switch (k->type) {
+	case T_NODES:
+	case T_SECONDS:
+	case T_KEEP: {
+		unsigned long lo = (k->type == T_SECONDS) ? 0 : 1;
+		unsigned long hi = (k->type == T_NODES) ? ELASTIC_NODES_LIMIT
+				   : (k->type == T_SECONDS) ? MAX_SECONDS
+							    : MAX_KEEP;
+
+		r = parse_uint(val, lo, hi, &v);
+		if (r != PARSE_OK)
+			return elastic_errorf(err,
+					      "%s: %s=%s: %s (allowed: %lu to "
+					      "%lu)",
+					      where, k->name, val,
+					      parse_strerror(r), lo, hi);
+		*(unsigned *)field = v;
+		return 0;
+	}
+	case T_BOOL:
+		if (parse_bool(val, field) != PARSE_OK)
+			return elastic_errorf(err,
+					      "%s: %s=%s: not valid (allowed: "
+					      "yes, no)",
+					      where, k->name, val);
+		return 0;
+	case T_LIST:
+		return set_list(val, field, NULL, where, k->name, err);
+	case T_CAPS:
+		return set_list(val, NULL, field, where, k->name, err);
+	case T_NAME:
+		if (!*val) { /* unset */
+			*(char *)field = '\0';
+			return 0;
+		}
+		if (check_name(val, where, k->name, err) < 0)
+			return -1;
+		strcpy(field, val);
+		return 0;
+	case T_ONDEMAND:
+		if (policy_parse_ondemand(val, field) < 0)
+			return elastic_errorf(err,
+					      "%s: %s=%s: not valid (allowed: "
+					      "%s)",
+					      where, k->name, val,
+					      ELASTIC_ONDEMAND_WORDS);
+		return 0;
+	case T_SIGNAL:
+		if (parse_signal(val, field) != PARSE_OK)
+			return elastic_errorf(err,
+					      "%s: %s=%s: not valid (allowed: "
+					      "%s)",
+					      where, k->name, val,
+					      PARSE_SIGNALS);
+		return 0;
+	case T_PATH:
+		snprintf(what, sizeof(what), "%s: %s", where, k->name);
+		if (policy_check_path(val, what, err) < 0)
+			return -1;
+		strcpy(field, val);
+		return 0;
+	}
+	return elastic_errorf(err, "%s: %s: internal error", where, k->name);
 }
 
 static int parse_line(struct elastic_policy *p, char *line, const char *where,
@@ -86,8 +323,10 @@ static int parse_line(struct elastic_policy *p, char *line, const char *where,
 	val = parse_trim(eq + 1);
 	k = find_key(key);
 	if (!k)
-		return elastic_errorf(err, "%s: unknown key '%s' (known: %s)",
-				      where, key, KNOWN_KEYS);
+		return elastic_errorf(err,
+				      "%s: unknown key '%s' (see "
+				      "elastic.conf(5) for the keys)",
+				      where, key);
 	return set_key(p, k, val, where, err);
 }
 
@@ -107,75 +346,77 @@ static int check_policy(const struct elastic_policy *p, const char *name,
 		return elastic_errorf(
 		    err, "%s: DefaultMaxNodes=%u is below DefaultMinNodes=%u",
 		    name, p->default_max_nodes, p->default_min_nodes);
+	if (p->default_grace > p->max_grace)
+		return elastic_errorf(err,
+				      "%s: DefaultGrace=%u is above "
+				      "MaxGrace=%u",
+				      name, p->default_grace, p->max_grace);
+	if (p->default_keep > p->max_keep)
+		return elastic_errorf(err,
+				      "%s: DefaultKeep=%u is above MaxKeep=%u",
+				      name, p->default_keep, p->max_keep);
+	if (p->default_ondemand != ELASTIC_ONDEMAND_NEVER &&
+	    !p->ondemand_allowed)
+		return elastic_errorf(
+		    err,
+		    "%s: DefaultOnDemand=%s needs "
+		    "OnDemand=yes",
+		    name, policy_ondemand_name(p->default_ondemand));
 	return 0;
 }
 
 int policy_parse(struct elastic_policy *p, const char *text, const char *name,
 		 elastic_error_t *err)
 {
-	struct elastic_policy tmp;
+	struct elastic_policy *tmp = malloc(sizeof(*tmp));
 	char line[POLICY_MAX_LINE + 1];
 	char where[256];
 	const char *s = text;
-	int lineno = 0;
+	int lineno = 0, rc = 0;
 
-	policy_defaults(&tmp);
-	while (*s) {
+	if (!tmp)
+		return elastic_errorf(err, "%s: out of memory", name);
+	policy_defaults(tmp);
+	while (*s && rc == 0) {
 		const char *nl = strchr(s, '\n');
 		size_t len = nl ? (size_t)(nl - s) : strlen(s);
 
 		lineno++;
 		snprintf(where, sizeof(where), "%s:%d", name, lineno);
-		if (len > POLICY_MAX_LINE)
-			return elastic_errorf(err,
-					      "%s: line longer than %d bytes",
-					      where, POLICY_MAX_LINE);
+		if (len > POLICY_MAX_LINE) {
+			rc =
+			    elastic_errorf(err, "%s: line longer than %d bytes",
+					   where, POLICY_MAX_LINE);
+			break;
+		}
 		memcpy(line, s, len);
 		line[len] = '\0';
-		if (parse_line(&tmp, line, where, err) < 0)
-			return -1;
+		rc = parse_line(tmp, line, where, err);
 		s += len + (nl ? 1 : 0);
 	}
-	if (check_policy(&tmp, name, err) < 0)
-		return -1;
-	*p = tmp;
-	return 0;
+	if (rc == 0)
+		rc = check_policy(tmp, name, err);
+	if (rc == 0)
+		*p = *tmp;
+	free(tmp);
+	return rc;
 }
 
-int policy_load(struct elastic_policy *p, const char *path,
+int policy_load(struct elastic_policy *p, const char *path, bool *found,
 		elastic_error_t *err)
 {
-	FILE *f = fopen(path, "r");
-	char *buf;
-	size_t n;
+	char *text;
 	int rc;
 
-	if (!f) {
-		if (errno == ENOENT) {
-			policy_defaults(p);
-			return 0;
-		}
-		return elastic_errorf(err, "%s: cannot open: %s", path,
-				      strerror(errno));
+	if (parse_read_file(path, POLICY_MAX_BYTES, true, &text, err) < 0)
+		return -1;
+	if (found)
+		*found = text != NULL;
+	if (!text) {
+		policy_defaults(p);
+		return 0;
 	}
-	buf = malloc(POLICY_MAX_BYTES + 1);
-	if (!buf) {
-		fclose(f);
-		return elastic_errorf(err, "%s: out of memory", path);
-	}
-	n = fread(buf, 1, POLICY_MAX_BYTES + 1, f);
-	if (ferror(f)) {
-		rc = elastic_errorf(err, "%s: read error", path);
-	} else if (n > POLICY_MAX_BYTES) {
-		rc = elastic_errorf(err, "%s: larger than %d bytes", path,
-				    POLICY_MAX_BYTES);
-	} else {
-		buf[n] = '\0';
-		rc = memchr(buf, '\0', n)
-			 ? elastic_errorf(err, "%s: contains a NUL byte", path)
-			 : policy_parse(p, buf, path, err);
-	}
-	free(buf);
-	fclose(f);
+	rc = policy_parse(p, text, path, err);
+	free(text);
 	return rc;
 }

@@ -1,21 +1,81 @@
 #ifndef ELASTIC_COMMON_POLICY_H
 #define ELASTIC_COMMON_POLICY_H
 
+#include <stdbool.h>
+
 #include "error.h"
 
 /* Hard bound on any node count we accept, whatever the site allows. */
 #define ELASTIC_NODES_LIMIT 65535
+#define POLICY_LIST_MAX	    32 /* entries in one list key */
+#define POLICY_NAME_MAX	    64 /* a user, account, partition or QOS name */
+#define POLICY_PATH_MAX	    1024
+
+enum elastic_ondemand {
+	ELASTIC_ONDEMAND_NEVER,
+	ELASTIC_ONDEMAND_BELOW_MIN,
+	ELASTIC_ONDEMAND_ALWAYS,
+};
+#define ELASTIC_ONDEMAND_WORDS "never, below-min, always"
+const char *policy_ondemand_name(enum elastic_ondemand m);
+int policy_parse_ondemand(const char *s, enum elastic_ondemand *ret);
+
+/* A list of names, e.g. partitions or users. */
+struct policy_list {
+	unsigned n;
+	char name[POLICY_LIST_MAX][POLICY_NAME_MAX + 1];
+};
+bool policy_list_has(const struct policy_list *l, const char *name);
+
+/* name:N pairs, e.g. UserMaxNodes=alice:16,bob:4 */
+struct policy_caps {
+	unsigned n;
+	struct {
+		char name[POLICY_NAME_MAX + 1];
+		unsigned nodes;
+	} cap[POLICY_LIST_MAX];
+};
+/* The cap for name, or 0 if it has none. */
+unsigned policy_caps_get(const struct policy_caps *c, const char *name);
 
 /*
  * The site's policy, from elastic.conf (slurm.conf-style Key=Value lines).
- * A plain value type: copy it freely, nothing to free.
+ * A plain value type (a few KiB): copy it freely, nothing to free.
  */
 struct elastic_policy {
-	unsigned max_nodes; /* MaxNodes: cap on --elastic-max */
-	unsigned
-	    default_min_nodes; /* DefaultMinNodes: --elastic-min if omitted */
-	unsigned default_max_nodes; /* DefaultMaxNodes: --elastic-max if
-				       omitted; 0 means MaxNodes */
+	/* Caps on a job's --elastic-max: the most specific applies. */
+	unsigned max_nodes;		 /* MaxNodes */
+	struct policy_caps user_caps;	 /* UserMaxNodes */
+	struct policy_caps account_caps; /* AccountMaxNodes */
+
+	/* Where the group's jobs run. */
+	struct policy_list base_partitions;	   /* BasePartitions */
+	struct policy_list preemptible_partitions; /* PreemptiblePartitions */
+	struct policy_list ondemand_partitions;	   /* OnDemandPartitions */
+	char base_qos[POLICY_NAME_MAX + 1];	   /* BaseQOS */
+	char preemptible_qos[POLICY_NAME_MAX + 1]; /* PreemptibleQOS */
+	char ondemand_qos[POLICY_NAME_MAX + 1];	   /* OnDemandQOS */
+
+	/* On-demand fallback: who may use it. */
+	bool ondemand_allowed;		      /* OnDemand */
+	struct policy_list ondemand_users;    /* OnDemandUsers (empty: all) */
+	struct policy_list ondemand_accounts; /* OnDemandAccounts */
+
+	unsigned max_grace; /* MaxGrace */
+	unsigned max_keep;  /* MaxKeep */
+
+	/* Defaults for every option. */
+	unsigned default_min_nodes;	/* DefaultMinNodes */
+	unsigned default_max_nodes;	/* DefaultMaxNodes; 0 = the cap */
+	unsigned default_step;		/* DefaultStep */
+	unsigned default_grace;		/* DefaultGrace */
+	unsigned default_scale_delay;	/* DefaultScaleDelay */
+	unsigned default_fault_timeout; /* DefaultFaultTimeout */
+	enum elastic_ondemand default_ondemand; /* DefaultOnDemand */
+	int default_signal;			/* DefaultSignal */
+	unsigned default_keep;			/* DefaultKeep */
+	char default_checkpoint_dir[POLICY_PATH_MAX +
+				    1]; /* DefaultCheckpointDir */
 };
 
 /* The built-in policy, used when elastic.conf does not exist. */
@@ -31,9 +91,13 @@ int policy_parse(struct elastic_policy *p, const char *text, const char *name,
 
 /*
  * Read and parse the file at path.  A missing file yields the defaults
- * (and returns 0); an unreadable or invalid one fails.
+ * and returns 0 (*found = false if found is not NULL); an unreadable or
+ * invalid one fails.
  */
-int policy_load(struct elastic_policy *p, const char *path,
+int policy_load(struct elastic_policy *p, const char *path, bool *found,
 		elastic_error_t *err);
+
+/* Checks a checkpoint dir pattern: absolute or under %h, known escapes. */
+int policy_check_path(const char *path, const char *what, elastic_error_t *err);
 
 #endif

@@ -87,12 +87,20 @@ done_testing() {
 require_cluster() {
 	"$MINICLUSTER" status >/dev/null 2>&1 || bail "the embedded cluster is not up (see t0000-cluster-up.log)"
 	eval "$("$MINICLUSTER" env)"
+	# Jobs write slurm-N.out where they were submitted: keep those with
+	# the cluster, out of the source tree.
+	mkdir -p "$MC_DIR/jobs" && cd "$MC_DIR/jobs" || bail "no $MC_DIR/jobs"
+	cleanup_jobs
 }
 
-# job_field JOBID FIELD: one field of scontrol show job (may contain spaces
-# only for fields at the end of a line, such as AdminComment).
+# admin_comment JOBID: the job's AdminComment (where the elastic tag lives).
+admin_comment() {
+	scontrol show job "$1" 2>/dev/null | sed -n 's/^ *AdminComment=\(.*\) $/\1/p'
+}
+
+# job_field JOBID FIELD: one Key=Value field of scontrol show job -o.
 job_field() {
-	scontrol show job "$1" 2>/dev/null | grep -oE "(^| )$2=[^ ]*( [^=]*$)?" | head -n1 | sed -E "s/^ ?$2=//"
+	scontrol show job -o "$1" 2>/dev/null | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n1
 }
 
 job_state() {
@@ -100,7 +108,36 @@ job_state() {
 }
 
 job_gone_or_done() {
-	local s
-	s=$(scontrol show job "$1" 2>/dev/null | grep -oE 'JobState=[A-Z_]+' | cut -d= -f2)
-	case "$s" in COMPLETED | FAILED | CANCELLED | TIMEOUT | "") return 0 ;; *) return 1 ;; esac
+	case "$(job_field "$1" JobState)" in
+	COMPLETED | FAILED | CANCELLED | TIMEOUT | NODE_FAIL | "") return 0 ;;
+	*) return 1 ;;
+	esac
 }
+
+queue_empty() { [ -z "$(squeue -h -o %i 2>/dev/null)" ]; }
+
+# Cancel every job and wait until the queue is empty, so that each test
+# file starts with all nodes free.
+cleanup_jobs() {
+	scancel --user="$(id -un)" 2>/dev/null
+	wait_until 60 queue_empty || diag "jobs still queued: $(squeue -h 2>&1)"
+	wait_until 60 all_nodes_idle || diag "nodes not idle: $(sinfo -h -N -o '%N %t' 2>&1 | tr '\n' ' ')"
+}
+
+all_nodes_idle() { [ -z "$(sinfo -h -N -o '%t' | grep -v '^idle$')" ]; }
+
+# The elastic.conf every daemon of the cluster reads; tests that change
+# it restore it with restore_policy (also on exit).
+POLICY="$MC_DIR/etc/elastic.conf"
+set_policy() {
+	[ -f "$POLICY.orig" ] || cp "$POLICY" "$POLICY.orig"
+	printf '%s\n' "$@" >"$POLICY"
+	trap restore_policy EXIT
+}
+restore_policy() {
+	[ -f "$POLICY.orig" ] && mv -f "$POLICY.orig" "$POLICY"
+	return 0
+}
+
+all_nodes_idle_or_alloc() { [ -z "$(sinfo -h -N -o '%t' | grep -vE '^(idle|alloc|mix)$')" ]; }
+job_running() { [ "$(job_field "$1" JobState)" = RUNNING ]; }

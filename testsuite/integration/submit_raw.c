@@ -21,7 +21,6 @@ int main(int argc, char **argv)
 	d.script = "#!/bin/sh\ntrue\n";
 	d.user_id = getuid();
 	d.group_id = getgid();
-	d.min_nodes = 1;
 	d.work_dir = "/tmp";
 	d.environment = env;
 	d.env_size = 1;

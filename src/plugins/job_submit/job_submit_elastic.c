@@ -3,33 +3,48 @@
  *
  * An elastic job (one that used any --elastic-* option) is validated
  * against elastic.conf, its omitted options are filled from the policy's
- * defaults, and it is tagged in AdminComment ("elastic:v1 min=2 max=8"),
- * a field only administrators can set, so elasticd can trust the tag.
- * A job without elastic options passes through untouched.
+ * defaults, and it becomes the base job of its elastic group: it starts on
+ * --elastic-min nodes in a base partition, survives node failure
+ * (--no-kill), is requeued rather than lost, gets the elastic signal at
+ * preemption and before its time limit, and is tagged in AdminComment
+ * ("elastic:v1 min=2 max=8 ..."), a field only administrators can set, so
+ * elasticd can trust the tag.  A job without elastic options passes
+ * through untouched.
  */
 #include "config.h"
 
 #include <limits.h>
+#include <pwd.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
 
 #include "common/options.h"
+#include "common/parse.h"
 #include "common/policy.h"
+#include "common/sizeconf.h"
 #include "slurm_internal.h"
 
 const char plugin_name[] = "Elastic training job submit plugin";
 const char plugin_type[] = "job_submit/elastic";
 const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 
+#define SIZE_CONFIG_ENV "ELASTIC_SIZE_CONFIG"
+
+/* slurmctld calls job_submit and job_modify under its job write lock, so
+ * this state needs no lock of its own. */
 static struct plugin_context {
 	char conf_path[PATH_MAX];
+	struct stat conf_st; /* of the file last read; st_ino 0 if none */
 	struct elastic_policy policy;
 	bool policy_ok;
 	elastic_error_t policy_err;
+	struct size_config sc;
 } ctx;
 
 /* elastic.conf lives beside slurm.conf, like Slurm's other config files. */
@@ -44,24 +59,46 @@ static void conf_path(char *buf, size_t len)
 		snprintf(buf, len, "%s/elastic.conf", SLURM_SYSCONFDIR);
 }
 
+static bool same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_ino == b->st_ino && a->st_dev == b->st_dev &&
+	       a->st_size == b->st_size &&
+	       a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
+	       a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+}
+
 /*
- * Never fail init: slurmctld would refuse to start over our file.  A bad
- * elastic.conf only makes us refuse elastic jobs, with its reason.
+ * (Re)read elastic.conf when it changed, so an admin's fix applies without
+ * restarting slurmctld.  Never fails: a bad file only makes us refuse
+ * elastic jobs, with its reason.
  */
+static void load_policy(bool force)
+{
+	struct stat st = { 0 };
+	bool found = false;
+
+	if (stat(ctx.conf_path, &st) < 0)
+		memset(&st, 0, sizeof(st));
+	if (!force && same_file(&st, &ctx.conf_st))
+		return;
+	ctx.conf_st = st;
+	ctx.policy_ok = policy_load(&ctx.policy, ctx.conf_path, &found,
+				    &ctx.policy_err) == 0;
+	if (!ctx.policy_ok)
+		slurm_error("%s: %s; elastic jobs will be refused", plugin_type,
+			    ctx.policy_err.text);
+	else if (!found)
+		slurm_info("%s: no %s, using built-in defaults (MaxNodes=%u)",
+			   plugin_type, ctx.conf_path, ctx.policy.max_nodes);
+	else
+		slurm_info("%s: loaded %s (MaxNodes=%u)", plugin_type,
+			   ctx.conf_path, ctx.policy.max_nodes);
+}
+
 int init(void)
 {
 	conf_path(ctx.conf_path, sizeof(ctx.conf_path));
-	ctx.policy_ok =
-	    policy_load(&ctx.policy, ctx.conf_path, &ctx.policy_err) == 0;
-	if (ctx.policy_ok && access(ctx.conf_path, F_OK) != 0)
-		slurm_info("%s: no %s, using built-in defaults (MaxNodes=%u)",
-			   plugin_type, ctx.conf_path, ctx.policy.max_nodes);
-	else if (ctx.policy_ok)
-		slurm_info("%s: loaded %s (MaxNodes=%u)", plugin_type,
-			   ctx.conf_path, ctx.policy.max_nodes);
-	else
-		slurm_error("%s: %s; elastic jobs will be refused", plugin_type,
-			    ctx.policy_err.text);
+	load_policy(true);
 	return SLURM_SUCCESS;
 }
 
@@ -83,11 +120,93 @@ static int refuse(char **err_msg, uint32_t uid, int rc, const char *text)
 	return rc;
 }
 
+static void set_str(char **field, const char *value)
+{
+	slurm_xfree((void **)field);
+	*field = slurm_xstrdup(value);
+}
+
+/* Every partition the job asked for must be allowed to hold base jobs. */
+static int check_partition(job_desc_msg_t *d, elastic_error_t *err)
+{
+	const struct policy_list *base = &ctx.policy.base_partitions;
+	char buf[1024], allowed[1024] = "";
+	char *save = NULL, *part;
+	size_t j = 0;
+
+	if (!base->n)
+		return 0;
+	if (!d->partition) {
+		set_str(&d->partition, base->name[0]);
+		return 0;
+	}
+	if (strlen(d->partition) >= sizeof(buf))
+		return elastic_errorf(err, "partition list too long");
+	strcpy(buf, d->partition);
+	for (part = strtok_r(buf, ",", &save); part;
+	     part = strtok_r(NULL, ",", &save)) {
+		if (policy_list_has(base, part))
+			continue;
+		for (unsigned i = 0; i < base->n; i++)
+			j += snprintf(allowed + j, sizeof(allowed) - j, "%s%s",
+				      i ? ", " : "", base->name[i]);
+		return elastic_errorf(err,
+				      "partition %s cannot hold elastic jobs "
+				      "(allowed: %s; BasePartitions in "
+				      "elastic.conf)",
+				      part, allowed);
+	}
+	return 0;
+}
+
+/* Make the job the base of its group; see the file comment. */
+static int make_base(job_desc_msg_t *d, const struct elastic_opts *o,
+		     elastic_error_t *err)
+{
+	char tag[4096];
+
+	if (d->min_nodes != NO_VAL && d->min_nodes != 0 &&
+	    d->min_nodes != o->min)
+		return elastic_errorf(err,
+				      "-N/--nodes=%u conflicts with "
+				      "--elastic-min=%u (an elastic job starts "
+				      "on --elastic-min nodes; leave -N out)",
+				      d->min_nodes, o->min);
+	if (d->max_nodes != NO_VAL && d->max_nodes != 0 &&
+	    d->max_nodes != o->min && d->max_nodes != d->min_nodes)
+		return elastic_errorf(err,
+				      "-N/--nodes=...-%u conflicts with "
+				      "--elastic-min=%u (leave -N out)",
+				      d->max_nodes, o->min);
+	if (check_partition(d, err) < 0)
+		return -1;
+	if (options_format_tag(o, tag, sizeof(tag)) >= (int)sizeof(tag))
+		return elastic_errorf(err, "options too long");
+
+	d->min_nodes = o->min;
+	d->max_nodes = o->min;
+	if (!d->qos && ctx.policy.base_qos[0])
+		set_str(&d->qos, ctx.policy.base_qos);
+	d->kill_on_node_fail = 0;
+	d->requeue = 1;
+	/* To the steps (not the batch shell, which is the launcher): at
+	 * preemption with preempt_send_user_signal, and before the time
+	 * limit. */
+	d->warn_signal = o->signal;
+	d->warn_time = o->grace;
+	d->warn_flags = 0;
+	set_str(&d->admin_comment, tag);
+	return 0;
+}
+
 int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_msg)
 {
 	struct elastic_opts opts = { 0 };
+	struct elastic_submitter who = { NULL, job_desc->account };
+	struct passwd pw, *pwp = NULL;
+	char pwbuf[4096];
+	const char *sc_text;
 	elastic_error_t err;
-	char tag[128];
 
 	if (options_from_env(&opts, job_desc->spank_job_env,
 			     job_desc->spank_job_env_size, &err) < 0)
@@ -96,33 +215,80 @@ int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_msg)
 	if (!options_any(&opts))
 		return SLURM_SUCCESS;
 
+	load_policy(false);
 	if (!ctx.policy_ok) {
 		char text[sizeof(err.text) + 64];
 
 		snprintf(text, sizeof(text),
 			 "elastic jobs are disabled: %s (tell your admin)",
 			 ctx.policy_err.text);
-		return refuse(err_msg, submit_uid, SLURM_ERROR, text);
+		return refuse(err_msg, submit_uid, ESLURM_NOT_SUPPORTED, text);
 	}
-	if (options_finalize(&opts, &ctx.policy, &err) < 0)
+
+	sc_text =
+	    options_env_get(job_desc->spank_job_env,
+			    job_desc->spank_job_env_size, SIZE_CONFIG_ENV);
+	if (options_given(&opts, ELASTIC_OPT_SIZE_CONFIG) && !sc_text)
+		return refuse(err_msg, submit_uid, ESLURM_INVALID_NODE_COUNT,
+			      "--elastic-size-config: the file's content did "
+			      "not arrive (is spank_elastic.so in the "
+			      "client's plugstack.conf?)");
+	if (sc_text &&
+	    sizeconf_parse(&ctx.sc, sc_text, "--elastic-size-config", &err) < 0)
 		return refuse(err_msg, submit_uid, ESLURM_INVALID_NODE_COUNT,
 			      err.text);
 
-	options_format_tag(&opts, tag, sizeof(tag));
-	slurm_xfree((void **)&job_desc->admin_comment);
-	job_desc->admin_comment = slurm_xstrdup(tag);
+	if (getpwuid_r(job_desc->user_id, &pw, pwbuf, sizeof(pwbuf), &pwp) ==
+		0 &&
+	    pwp)
+		who.user = pw.pw_name;
+	if (options_finalize(&opts, &ctx.policy, &who, sc_text ? &ctx.sc : NULL,
+			     &err) < 0 ||
+	    make_base(job_desc, &opts, &err) < 0)
+		return refuse(err_msg, submit_uid, ESLURM_INVALID_NODE_COUNT,
+			      err.text);
 	slurm_info("%s: uid %u: elastic job accepted: %s", plugin_type,
-		   submit_uid, tag);
+		   submit_uid, job_desc->admin_comment);
+	return SLURM_SUCCESS;
+}
+
+/*
+ * Elastic fields live in AdminComment, which only administrators can
+ * change.  A change that sets an elastic tag is checked like a submission;
+ * a malformed one is refused.
+ */
+static int modify(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_msg)
+{
+	struct elastic_opts opts;
+	const char *c = job_desc->admin_comment;
+	elastic_error_t err;
+
+	if (!c || strncmp(c, "elastic:", 8))
+		return SLURM_SUCCESS;
+	load_policy(false);
+	if (options_parse_tag(c, &opts, &err) < 0)
+		return refuse(err_msg, submit_uid, ESLURM_INVALID_NODE_COUNT,
+			      err.text);
+	if (ctx.policy_ok && opts.max > ctx.policy.max_nodes) {
+		snprintf(err.text, sizeof(err.text),
+			 "max=%u is above this site's limit of %u nodes "
+			 "(MaxNodes in elastic.conf)",
+			 opts.max, ctx.policy.max_nodes);
+		return refuse(err_msg, submit_uid, ESLURM_INVALID_NODE_COUNT,
+			      err.text);
+	}
 	return SLURM_SUCCESS;
 }
 
 #if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(23, 2, 0)
 int job_modify(job_desc_msg_t *job_desc, void *job_ptr, uint32_t submit_uid,
 	       char **err_msg)
+{
+	return modify(job_desc, submit_uid, err_msg);
+}
 #else
 int job_modify(job_desc_msg_t *job_desc, void *job_ptr, uint32_t submit_uid)
-#endif
 {
-	/* Elastic options are fixed at submit; nothing to validate yet. */
-	return SLURM_SUCCESS;
+	return modify(job_desc, submit_uid, NULL);
 }
+#endif

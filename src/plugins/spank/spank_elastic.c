@@ -1,41 +1,84 @@
 /*
- * spank_elastic: the --elastic-* options of sbatch, salloc and srun.
+ * spank_elastic: the --elastic-* options of sbatch, salloc and srun, and
+ * the environment of an elastic job's ranks.
  *
- * In sbatch/salloc/srun (local and allocator contexts) it checks each
- * option as it is parsed and the relations between them once all are
- * known, so a bad job fails before it reaches slurmctld.  Slurm itself
- * forwards the options to slurmctld in the job's spank_job_env, where
- * job_submit/elastic applies the site's policy.
+ * sbatch/salloc/srun (allocator and local contexts): each option is checked
+ * as it is parsed, the relations between them once all are known, and the
+ * --elastic-size-config file is read and sent along in canonical form, so
+ * a bad job fails before it reaches slurmctld.  Slurm forwards the options
+ * to slurmctld in the job's spank_job_env, where job_submit/elastic applies
+ * the site's policy.
+ *
+ * slurmstepd (remote context): every task of an elastic job's steps gets
+ * its rank environment (torchrun's variables and ELASTIC_*).
  */
 #include "config.h"
 
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <slurm/slurm.h>
 #include <slurm/spank.h>
 
 #include "common/options.h"
+#include "common/parse.h"
+#include "common/policy.h"
+#include "common/rankenv.h"
+#include "common/sizeconf.h"
 
 SPANK_PLUGIN(elastic, 1);
 
+/* slurm.conf as the host process read it; elastic.conf lives beside it. */
+extern slurm_conf_t slurm_conf;
+
+#define SIZE_CONFIG_ENV "ELASTIC_SIZE_CONFIG"
+
 static struct plugin_context {
 	struct elastic_opts opts;
+	struct size_config sc;
+	bool have_sc;
+	bool elastic; /* remote: this step belongs to an elastic job */
 } ctx;
 
 static int opt_cb(int val, const char *optarg, int remote);
 
+#define OPT(id, arg, help)                                                     \
+	{                                                                      \
+		NULL, arg, help, 1, id, opt_cb                                 \
+	}
 static struct spank_option options[ELASTIC_OPT_COUNT] = {
-	{ "elastic-min", "N",
-	  "Elastic job: the smallest number of nodes it runs on.", 1,
-	  ELASTIC_OPT_MIN, opt_cb },
-	{ "elastic-max", "N",
-	  "Elastic job: the largest number of nodes it runs on.", 1,
-	  ELASTIC_OPT_MAX, opt_cb },
+	OPT(ELASTIC_OPT_MIN, "N", "Elastic job: fewest nodes to run on."),
+	OPT(ELASTIC_OPT_MAX, "N", "Elastic job: most nodes to run on."),
+	OPT(ELASTIC_OPT_STEP, "N", "Elastic job: sizes are min + k*N nodes."),
+	OPT(ELASTIC_OPT_SIZES, "A,B,...",
+	    "Elastic job: the only node counts allowed (instead of a step)."),
+	OPT(ELASTIC_OPT_GRACE, "SECONDS",
+	    "Elastic job: time ranks get to checkpoint before a resize."),
+	OPT(ELASTIC_OPT_SCALE_DELAY, "SECONDS",
+	    "Elastic job: wait this long to batch changes before growing."),
+	OPT(ELASTIC_OPT_FAULT_TIMEOUT, "SECONDS",
+	    "Elastic job: wait this long for a replacement after a failure."),
+	OPT(ELASTIC_OPT_ONDEMAND, "never|below-min|always",
+	    "Elastic job: when to fall back to on-demand nodes."),
+	OPT(ELASTIC_OPT_SIGNAL, "SIG",
+	    "Elastic job: signal that tells ranks to checkpoint (URG)."),
+	OPT(ELASTIC_OPT_CHECKPOINT_DIR, "PATH",
+	    "Elastic job: checkpoint directory (%j job, %u user, %h home)."),
+	OPT(ELASTIC_OPT_KEEP, "N", "Elastic job: checkpoints to keep."),
+	OPT(ELASTIC_OPT_SIZE_CONFIG, "FILE",
+	    "Elastic job: per-size environment (batch size, rate, ...)."),
 };
+#undef OPT
 
 static int opt_cb(int val, const char *optarg, int remote)
 {
 	elastic_error_t err;
 
 	if (options_set(&ctx.opts, val, optarg ? optarg : "", &err) < 0) {
-		/* slurmstepd re-reads options sbatch already checked. */
+		/* slurmstepd re-reads options the client already checked. */
 		if (!remote)
 			slurm_error("elastic: %s", err.text);
 		return -1;
@@ -49,7 +92,14 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 
 	if (c != S_CTX_LOCAL && c != S_CTX_ALLOCATOR && c != S_CTX_REMOTE)
 		return 0;
+	if (ac > 0) {
+		slurm_error("elastic: plugstack.conf: spank_elastic.so takes "
+			    "no arguments (got '%s')",
+			    av[0]);
+		return -1;
+	}
 	for (int i = 0; i < ELASTIC_OPT_COUNT; i++) {
+		options[i].name = (char *)options_name(i);
 		if (spank_option_register(sp, &options[i]) != ESPANK_SUCCESS) {
 			slurm_error("elastic: cannot register --%s",
 				    options[i].name);
@@ -59,14 +109,174 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 	return 0;
 }
 
+/* Client side: read the size config file and send its canonical form. */
+static int client_size_config(spank_t sp, elastic_error_t *err)
+{
+	char *text;
+	int rc;
+
+	if (!options_given(&ctx.opts, ELASTIC_OPT_SIZE_CONFIG))
+		return 0;
+	if (parse_read_file(ctx.opts.size_config_path, SIZECONF_FILE_MAX, false,
+			    &text, err) < 0) {
+		char tmp[sizeof(err->text) + 32];
+
+		snprintf(tmp, sizeof(tmp), "--elastic-size-config: %s",
+			 err->text);
+		return elastic_errorf(err, "%s", tmp);
+	}
+	rc = sizeconf_parse(&ctx.sc, text, ctx.opts.size_config_path, err);
+	free(text);
+	if (rc < 0)
+		return -1;
+	ctx.have_sc = true;
+	/* For slurmctld to check it, and in the job's environment for the
+	 * ranks. */
+	if (spank_job_control_setenv(sp, SIZE_CONFIG_ENV, ctx.sc.text, 1) !=
+		ESPANK_SUCCESS ||
+	    setenv(SIZE_CONFIG_ENV, ctx.sc.text, 1) < 0)
+		return elastic_errorf(err, "cannot pass the size config on");
+	return 0;
+}
+
+static void conf_path(char *buf, size_t len)
+{
+	const char *sc = slurm_conf.slurm_conf;
+	const char *slash = sc ? strrchr(sc, '/') : NULL;
+
+	if (slash)
+		snprintf(buf, len, "%.*s/elastic.conf", (int)(slash - sc), sc);
+	else
+		snprintf(buf, len, "%s/elastic.conf", SLURM_SYSCONFDIR);
+}
+
+/*
+ * slurmstepd: the job's options complete with the site's defaults, as
+ * slurmctld computed them (same elastic.conf, same rules).
+ */
+static int remote_setup(spank_t sp, elastic_error_t *err)
+{
+	struct elastic_policy *p = malloc(sizeof(*p));
+	char path[1024], buf[SIZECONF_TEXT_MAX + 1];
+	int rc;
+
+	if (!p)
+		return elastic_errorf(err, "out of memory");
+	conf_path(path, sizeof(path));
+	rc = policy_load(p, path, NULL, err);
+	if (rc == 0)
+		options_apply_defaults(&ctx.opts, p, NULL);
+	free(p);
+	if (rc < 0)
+		return -1;
+	if (spank_getenv(sp, SIZE_CONFIG_ENV, buf, sizeof(buf)) ==
+	    ESPANK_SUCCESS) {
+		if (sizeconf_parse(&ctx.sc, buf, SIZE_CONFIG_ENV, err) < 0)
+			return -1;
+		ctx.have_sc = true;
+	}
+	return 0;
+}
+
 int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 {
 	spank_context_t c = spank_context();
 	elastic_error_t err;
 
+	if (!options_any(&ctx.opts))
+		return 0;
+	if (c == S_CTX_REMOTE) {
+		if (remote_setup(sp, &err) < 0) {
+			slurm_error("elastic: %s", err.text);
+			return -1;
+		}
+		ctx.elastic = true;
+		return 0;
+	}
 	if (c != S_CTX_LOCAL && c != S_CTX_ALLOCATOR)
 		return 0;
-	if (options_check(&ctx.opts, &err) < 0) {
+	if (client_size_config(sp, &err) < 0 ||
+	    options_check(&ctx.opts, ctx.have_sc ? &ctx.sc : NULL, &err) < 0) {
+		slurm_error("elastic: %s", err.text);
+		return -1;
+	}
+	return 0;
+}
+
+struct task_env {
+	spank_t sp;
+	char buf[ELASTIC_PATH_MAX + 1];
+};
+
+static const char *task_getenv(const char *name, void *arg)
+{
+	struct task_env *t = arg;
+
+	if (spank_getenv(t->sp, name, t->buf, sizeof(t->buf)) != ESPANK_SUCCESS)
+		return NULL;
+	return t->buf;
+}
+
+static int task_setenv(const char *name, const char *value, void *arg)
+{
+	struct task_env *t = arg;
+
+	return spank_setenv(t->sp, name, value, 1) == ESPANK_SUCCESS ? 0 : -1;
+}
+
+static int item_u32(spank_t sp, spank_item_t item, unsigned *ret)
+{
+	uint32_t v = 0;
+
+	if (spank_get_item(sp, item, &v) != ESPANK_SUCCESS)
+		return -1;
+	*ret = v;
+	return 0;
+}
+
+/* In the task, before exec: the rank's environment. */
+int slurm_spank_task_init(spank_t sp, int ac, char **av)
+{
+	struct rankenv_in in = { 0 };
+	struct task_env t = { .sp = sp };
+	struct passwd pw, *pwp = NULL;
+	char pwbuf[4096], addr[256];
+	uint32_t step = 0;
+	uid_t uid;
+	int local_id = 0;
+	elastic_error_t err;
+
+	if (!ctx.elastic || spank_context() != S_CTX_REMOTE)
+		return 0;
+	/* The batch script and the extern step are not ranks. */
+	if (spank_get_item(sp, S_JOB_STEPID, &step) != ESPANK_SUCCESS ||
+	    step == SLURM_BATCH_SCRIPT || step == SLURM_EXTERN_CONT)
+		return 0;
+	if (item_u32(sp, S_JOB_ID, &in.job_id) ||
+	    item_u32(sp, S_JOB_NODEID, &in.node_id) ||
+	    item_u32(sp, S_JOB_NNODES, &in.nnodes) ||
+	    item_u32(sp, S_TASK_GLOBAL_ID, &in.task_id) ||
+	    item_u32(sp, S_JOB_TOTAL_TASK_COUNT, &in.ntasks) ||
+	    item_u32(sp, S_JOB_LOCAL_TASK_COUNT, &in.local_ntasks) ||
+	    spank_get_item(sp, S_TASK_ID, &local_id) != ESPANK_SUCCESS ||
+	    spank_get_item(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS) {
+		slurm_error("elastic: cannot read the task's ids from Slurm");
+		return -1;
+	}
+	in.local_id = local_id;
+	item_u32(sp, S_SLURM_RESTART_COUNT, &in.restart_count);
+	if (spank_getenv(sp, "SLURM_LAUNCH_NODE_IPADDR", addr, sizeof(addr)) ==
+	    ESPANK_SUCCESS)
+		in.launch_addr = addr;
+	if (getpwuid_r(uid, &pw, pwbuf, sizeof(pwbuf), &pwp) == 0 && pwp) {
+		in.user = pw.pw_name;
+		in.home = pw.pw_dir;
+	}
+	in.opts = &ctx.opts;
+	in.sc = ctx.have_sc ? &ctx.sc : NULL;
+	in.getenv = task_getenv;
+	in.getenv_arg = &t;
+	if (rankenv_build(&in, task_setenv, &t, &err) < 0) {
 		slurm_error("elastic: %s", err.text);
 		return -1;
 	}

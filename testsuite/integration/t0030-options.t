@@ -1,0 +1,111 @@
+#!/bin/bash
+# Every --elastic-* option reaches slurmctld, lands in the job's tag, and is
+# rejected with one line naming it when bad; the job becomes a base job.
+. "$(dirname "$0")/lib.sh"
+require_cluster
+
+plan 44
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"; restore_policy' EXIT
+
+tag_has() { # tag_has DESC SBATCH-ARGS... -- WORD...
+	local desc=$1 args=() jid tag w miss=""
+	shift
+	while [ "$1" != "--" ]; do args+=("$1"); shift; done
+	shift
+	jid=$(sbatch --parsable -H "${args[@]}" --wrap true 2>&1)
+	tag=$(admin_comment "$jid")
+	for w in "$@"; do
+		case " $tag " in *" $w "*) ;; *) miss="$miss $w" ;; esac
+	done
+	is "$desc" "$miss" ""
+	[ -z "$miss" ] || diag "job: $jid" "tag: $tag"
+	scancel "$jid" 2>/dev/null
+}
+
+rejected() { # rejected DESC REGEX SBATCH-ARGS...: fails, with REGEX on one line
+	local desc=$1 want=$2 out rc
+	shift 2
+	out=$(sbatch -H "$@" --wrap true 2>&1)
+	rc=$?
+	if [ "$rc" -ne 0 ] && printf '%s\n' "$out" | grep -Eq -- "$want"; then
+		_report 0 "$desc"
+	else
+		_report 1 "$desc"
+		diag "exit $rc, output:" "$out" "want: $want"
+		[ "$rc" -eq 0 ] && scancel "$out" 2>/dev/null
+	fi
+}
+
+# --- each option, good -----------------------------------------------------
+tag_has "--elastic-step" --elastic-min=2 --elastic-max=6 --elastic-step=2 -- min=2 max=6 step=2
+tag_has "--elastic-sizes, which also bound min and max" --elastic-sizes=1,2,4 -- min=1 max=4 sizes=1,2,4
+tag_has "--elastic-grace" --elastic-min=1 --elastic-grace=45 -- grace=45
+tag_has "--elastic-scale-delay" --elastic-min=1 --elastic-scale-delay=5 -- delay=5
+tag_has "--elastic-fault-timeout" --elastic-min=1 --elastic-fault-timeout=7 -- fault=7
+tag_has "--elastic-ondemand" --elastic-min=1 --elastic-ondemand=below-min -- ondemand=below-min
+tag_has "--elastic-signal" --elastic-min=1 --elastic-signal=SIGUSR2 -- signal=USR2
+tag_has "--elastic-checkpoint-dir (%-encoded in the tag)" --elastic-min=1 "--elastic-checkpoint-dir=/tmp/my ck/%j" -- "ckpt=/tmp/my%20ck/%25j"
+tag_has "--elastic-keep" --elastic-min=1 --elastic-keep=7 -- keep=7
+printf '# per-size settings\ndefault BATCH=64 LR=0.1\n2 BATCH=32\n' >"$tmp/sizes.conf"
+tag_has "--elastic-size-config" --elastic-min=1 --elastic-max=2 --elastic-size-config="$tmp/sizes.conf" -- min=1 max=2
+tag_has "defaults from elastic.conf fill the rest" --elastic-max=2 -- min=1 step=1 grace=30 delay=10 fault=20 ondemand=never signal=URG keep=3 "ckpt=%25h/elastic-checkpoints/%25j"
+
+# --- each option, bad: rejected in sbatch, naming the option ---------------
+rejected "step: not a number" '^sbatch: error: elastic: --elastic-step=x: not a whole number \(allowed: a node count from 1 to 65535\)$' --elastic-step=x
+rejected "step and sizes together" 'elastic: --elastic-step and --elastic-sizes cannot be used together$' --elastic-step=1 --elastic-sizes=1,2
+rejected "sizes not increasing" '^sbatch: error: elastic: --elastic-sizes=2,1: not strictly increasing \(allowed: strictly increasing node counts, e.g. 1,2,4\)$' --elastic-sizes=2,1
+rejected "sizes with an empty entry" 'elastic: --elastic-sizes=1,,2: empty entry' --elastic-sizes=1,,2
+rejected "sizes outside min..max" 'elastic: --elastic-sizes: every size must be within --elastic-min=2 and --elastic-max=4$' --elastic-min=2 --elastic-max=4 --elastic-sizes=1,2
+rejected "grace: negative" 'elastic: --elastic-grace=-1: not a whole number \(allowed: seconds, 0 to 86400\)$' --elastic-grace=-1
+rejected "grace: too large" 'elastic: --elastic-grace=86401: out of range \(allowed: seconds, 0 to 86400\)$' --elastic-grace=86401
+rejected "scale delay: garbage" 'elastic: --elastic-scale-delay=10s: not a whole number' --elastic-scale-delay=10s
+rejected "fault timeout: empty" 'elastic: --elastic-fault-timeout=: empty value' --elastic-fault-timeout=
+rejected "ondemand: unknown word" '^sbatch: error: elastic: --elastic-ondemand=sometimes: not valid \(allowed: never, below-min, always\)$' --elastic-ondemand=sometimes
+rejected "signal: not accepted" '^sbatch: error: elastic: --elastic-signal=KILL: not valid \(allowed: URG, WINCH, USR1, USR2, HUP, INT, TERM\)$' --elastic-signal=KILL
+rejected "checkpoint dir: relative" 'elastic: --elastic-checkpoint-dir=ck: must be an absolute path or start with %h' --elastic-checkpoint-dir=ck
+rejected "checkpoint dir: unknown escape" 'elastic: --elastic-checkpoint-dir=/ck/%x: unknown %x' --elastic-checkpoint-dir=/ck/%x
+rejected "keep: zero" 'elastic: --elastic-keep=0: out of range \(allowed: a count from 1 to 1000\)$' --elastic-keep=0
+rejected "size config: missing file" "elastic: --elastic-size-config: $tmp/none: cannot open: No such file or directory" --elastic-size-config="$tmp/none"
+printf 'default BATCH=64\nfour BATCH=32\n' >"$tmp/bad.conf"
+rejected "size config: malformed, with file:line" "elastic: $tmp/bad.conf:2: 'four': a line starts with a node count \(1 to 65535\) or 'default'" --elastic-size-config="$tmp/bad.conf"
+printf 'default RANK=3\n' >"$tmp/reserved.conf"
+rejected "size config: a reserved variable" "elastic: $tmp/reserved.conf:1: RANK is set by Slurm or slurm-elastic and cannot be overridden" --elastic-size-config="$tmp/reserved.conf"
+printf '3 BATCH=1\n' >"$tmp/size3.conf"
+rejected "size config: a size the job cannot take" 'elastic: --elastic-size-config: size 3 is not a size this job can take' --elastic-sizes=1,2,4 --elastic-size-config="$tmp/size3.conf"
+
+# --- validated in slurmctld too, against the site's policy -----------------
+rejected "grace above MaxGrace" '^sbatch: error: elastic: --elastic-grace=601 is above this site.s limit of 600 seconds \(MaxGrace in elastic.conf\)$' --elastic-grace=601
+rejected "keep above MaxKeep" 'elastic: --elastic-keep=21 is above this site.s limit of 20 \(MaxKeep in elastic.conf\)$' --elastic-keep=21
+rejected "a partition that may not hold base jobs" '^sbatch: error: elastic: partition high cannot hold elastic jobs \(allowed: base, preempt; BasePartitions in elastic.conf\)$' -p high --elastic-min=1
+rejected "-N that contradicts --elastic-min" 'elastic: -N/--nodes=3 conflicts with --elastic-min=2' -N3 --elastic-min=2
+raw="$ELASTIC_BUILDDIR/testsuite/integration/submit_raw"
+out=$("$raw" _SLURM_SPANK_OPTION_elastic_elastic_sizes=4,2 2>&1)
+like "slurmctld checks sizes itself" "$out" "elastic: --elastic-sizes=4,2: not strictly increasing"
+out=$("$raw" _SLURM_SPANK_OPTION_elastic_elastic_min=1 "ELASTIC_SIZE_CONFIG=default RANK=1" 2>&1)
+like "slurmctld checks the size config itself" "$out" "elastic: --elastic-size-config:1: RANK is set by Slurm"
+out=$("$raw" _SLURM_SPANK_OPTION_elastic_elastic_size_config=/x 2>&1)
+like "slurmctld refuses a size config whose content did not arrive" "$out" "elastic: --elastic-size-config: the file's content did not arrive"
+out=$("$raw" _SLURM_SPANK_OPTION_elastic_elastic_signal=KILL 2>&1)
+like "slurmctld checks the signal itself" "$out" "elastic: --elastic-signal=KILL: not valid"
+
+# --- the base job -----------------------------------------------------------
+jid=$(sbatch --parsable --elastic-min=2 --elastic-max=4 --wrap 'sleep 300')
+ok "the base job starts" wait_until 30 job_running "$jid"
+is "... in the first base partition" "$(job_field "$jid" Partition)" base
+is "... on --elastic-min nodes" "$(job_field "$jid" NumNodes)" 2
+is "... requeued rather than lost" "$(job_field "$jid" Requeue)" 1
+jid2=$(sbatch --parsable -p preempt --elastic-min=1 --wrap true)
+is "another allowed base partition can be chosen" "$(job_field "$jid2" Partition)" preempt
+
+# --no-kill: a failed node only shrinks the base job.
+node=$(scontrol show hostnames "$(job_field "$jid" NodeList)" | tail -n1)
+scontrol update NodeName="$node" State=DOWN Reason=elastic-test
+shrunk() { [ "$(job_field "$jid" NumNodes)" = 1 ] && [ "$(job_field "$jid" JobState)" = RUNNING ]; }
+ok "a node failure leaves the base job running on the rest (no-kill)" wait_until 30 shrunk
+scontrol update NodeName="$node" State=RESUME
+ok "the node comes back" wait_until 30 all_nodes_idle_or_alloc
+
+cleanup_jobs
+done_testing
