@@ -1,0 +1,299 @@
+"""The elastic event and world info for Python ranks of a slurm-elastic job.
+
+A rank of an elastic training job learns in one cheap call that it must
+checkpoint and exit::
+
+    import slurm_elastic
+
+    world = slurm_elastic.elastic_world()
+    start = load(slurm_elastic.prev_checkpoint())      # None: start fresh
+    for step in range(start, steps):
+        train_one_step()
+        if slurm_elastic.elastic_event_detected():
+            save(slurm_elastic.checkpoint_dir(), step)
+            sys.exit(0)
+
+The event is a signal: ``ELASTIC_SIGNAL`` from the environment (a name
+without ``SIG``: URG, WINCH, USR1, USR2, HUP, INT or TERM; URG when unset),
+or SIGTERM.  Slurm sends it to every rank of every step when it preempts
+the job or its time runs out; ``elastic-event raise``, elasticd and the
+launcher send it to resize the job.  URG and WINCH are ignored by processes
+that have no handler, so helpers such as DataLoader workers survive it.
+
+Importing this module installs a handler for both signals (with
+:func:`signal.signal`) that sets a module-level flag and then calls the
+Python handler that was installed before, if any.  So a rank that imports
+the module no longer dies on SIGTERM: it must exit once it sees the event,
+or Slurm kills it KillWait seconds later.
+
+Python runs signal handlers in the main thread, between bytecodes: the
+flag is set as soon as the main thread next runs Python code (a long call
+into C delays it).  Forked children (DataLoader workers) inherit the
+handler; that is harmless.  Install your own handler for these signals
+*before* importing this module (it is chained), or call the old one from
+yours.
+
+The module uses the standard library only and mirrors the C library
+libelastic (see libelastic(3)); its values and error messages are the same.
+"""
+
+import dataclasses
+import os
+import signal
+import threading
+import warnings
+from typing import Optional
+
+__all__ = [
+    "ElasticEnvError",
+    "World",
+    "checkpoint_dir",
+    "elastic_event_clear",
+    "elastic_event_detected",
+    "elastic_event_signal",
+    "elastic_init",
+    "elastic_signal",
+    "elastic_world",
+    "prev_checkpoint",
+    "signal_from_name",
+]
+
+#: Signals the event may travel by, as ELASTIC_SIGNAL names them.
+SIGNALS = {
+    "URG": signal.SIGURG,
+    "WINCH": signal.SIGWINCH,
+    "USR1": signal.SIGUSR1,
+    "USR2": signal.SIGUSR2,
+    "HUP": signal.SIGHUP,
+    "INT": signal.SIGINT,
+    "TERM": signal.SIGTERM,
+}
+DEFAULT_SIGNAL = "URG"
+
+_INT_MAX = 2**31 - 1
+_ADDR_MAX = 255  # bytes, as libelastic's ELASTIC_WORLD_ADDR_MAX - 1
+_PATH_MAX = 4095  # bytes, as libelastic's ELASTIC_WORLD_PATH_MAX - 1
+
+# 0, or the signal of the first event since the last clear.  One value, so
+# the flag and the signal cannot disagree; reading it is the whole cost of
+# elastic_event_detected().
+_event = 0
+_previous = {}  # signal number -> the Python handler we replaced
+_installed_signal = 0  # 0 until the handlers are installed
+_lock = threading.Lock()
+
+
+class ElasticEnvError(ValueError):
+    """An elastic variable of the environment is missing or malformed.
+
+    The message names the variable, as libelastic's does:
+    ``"WORLD_SIZE=abc: not a whole number"``.
+    """
+
+
+def signal_from_name(name: str) -> int:
+    """The signal number for an ELASTIC_SIGNAL name: ``"URG"`` -> SIGURG.
+
+    Exact match, upper case, without ``SIG``.  Raises ValueError for any
+    other name (KILL and STOP are never event signals).
+    """
+    try:
+        return SIGNALS[name]
+    except (KeyError, TypeError):
+        raise ValueError(
+            "ELASTIC_SIGNAL=%.64s: not an elastic event signal (allowed: %s)"
+            % (name, ", ".join(SIGNALS))
+        ) from None
+
+
+def _handler(signum, frame):
+    global _event
+    if not _event:
+        _event = signum
+    prev = _previous.get(signum)
+    if callable(prev):
+        prev(signum, frame)
+
+
+def elastic_init() -> None:
+    """Install the handlers for ELASTIC_SIGNAL and SIGTERM.
+
+    Called at import; call it again to learn why that failed.  Idempotent
+    once it succeeded.  Raises ValueError for a bad ELASTIC_SIGNAL (then
+    nothing is installed) or when called outside the main thread (as
+    :func:`signal.signal` does).
+    """
+    global _installed_signal
+    with _lock:
+        if _installed_signal:
+            return
+        sig = signal_from_name(os.environ.get("ELASTIC_SIGNAL", DEFAULT_SIGNAL))
+        if threading.current_thread() is not threading.main_thread():
+            raise ValueError("elastic_init: handlers can only be installed "
+                             "from the main thread")
+        installed = []
+        try:
+            for s in dict.fromkeys((sig, signal.SIGTERM)):
+                prev = signal.signal(s, _handler)
+                installed.append((s, prev))
+                if prev is not _handler:
+                    _previous[s] = prev
+        except BaseException:
+            for s, prev in reversed(installed):
+                signal.signal(s, prev if prev is not None else signal.SIG_DFL)
+            raise
+        _installed_signal = sig
+
+
+def elastic_event_detected() -> bool:
+    """True once an event arrived; sticky until :func:`elastic_event_clear`.
+
+    Reads a module variable: no system call, cheap enough for every step.
+    """
+    return _event != 0
+
+
+def elastic_event_signal() -> int:
+    """The signal of the first event since the last clear, 0 if none.
+
+    SIGTERM means Slurm is ending the job: KILL follows after KillWait.
+    """
+    return _event
+
+
+def elastic_event_clear() -> None:
+    """Forget the event, e.g. after a checkpoint when the rank runs on."""
+    global _event
+    _event = 0
+
+
+def elastic_signal() -> int:
+    """The event signal in use besides SIGTERM (SIGURG unless
+    ELASTIC_SIGNAL says otherwise).  Raises ValueError for a bad one."""
+    if _installed_signal:
+        return _installed_signal
+    return signal_from_name(os.environ.get("ELASTIC_SIGNAL", DEFAULT_SIGNAL))
+
+
+@dataclasses.dataclass(frozen=True)
+class World:
+    """The rank's place in the current world (see :func:`elastic_world`)."""
+
+    rank: int  #: RANK: global rank, < world_size
+    local_rank: int  #: LOCAL_RANK: rank on this node
+    world_size: int  #: WORLD_SIZE: ranks in the world
+    local_world_size: int  #: LOCAL_WORLD_SIZE: ranks on this node
+    group_rank: int  #: GROUP_RANK: this node's index, < nnodes
+    nnodes: int  #: ELASTIC_NNODES: nodes in the world
+    prev_nnodes: int  #: ELASTIC_PREV_NNODES: before the last restart, 0 first
+    restart_count: int  #: ELASTIC_RESTART_COUNT: 0 on the first start
+    job_id: int  #: ELASTIC_JOB_ID: the group's base job
+    master_addr: str  #: MASTER_ADDR
+    master_port: int  #: MASTER_PORT
+    checkpoint_dir: Optional[str]  #: ELASTIC_CHECKPOINT_DIR, None if unset
+    prev_checkpoint: Optional[str]  #: ELASTIC_PREV_CHECKPOINT, None if unset
+
+
+def _num(env, name, lo, hi, required=True):
+    s = env.get(name)
+    if s is None:
+        if required:
+            raise ElasticEnvError("%s is not set" % name)
+        return None
+    if s == "":
+        raise ElasticEnvError("%s=: empty value" % name)
+    if s.strip("0123456789"):
+        raise ElasticEnvError("%s=%.64s: not a whole number" % (name, s))
+    v = int(s)
+    if not lo <= v <= hi:
+        raise ElasticEnvError(
+            "%s=%.64s: out of range (allowed: %d to %d)" % (name, s, lo, hi))
+    return v
+
+
+def _str(env, name, limit, required=True):
+    s = env.get(name)
+    if s is None:
+        if required:
+            raise ElasticEnvError("%s is not set" % name)
+        return None
+    if s == "" and required:
+        raise ElasticEnvError("%s=: empty value" % name)
+    n = len(os.fsencode(s))
+    if n > limit:
+        raise ElasticEnvError(
+            "%s is too long (%d bytes; at most %d)" % (name, n, limit))
+    return s or None
+
+
+def elastic_world(environ=None) -> World:
+    """The rank's :class:`World`, read from the environment.
+
+    The SPANK plugin sets RANK, LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE,
+    GROUP_RANK, MASTER_ADDR, MASTER_PORT (as torchrun does) and
+    ELASTIC_JOB_ID, ELASTIC_RESTART_COUNT, ELASTIC_NNODES; those are
+    required.  ELASTIC_PREV_NNODES (0), ELASTIC_CHECKPOINT_DIR and
+    ELASTIC_PREV_CHECKPOINT (None when unset or empty) are optional.
+
+    Parsing is strict: decimal digits only, ranks and counts up to
+    2**31 - 1, job ids 1 to 2**32 - 1, ports 1 to 65535, and the values
+    must agree (RANK < WORLD_SIZE, ...).  Raises :class:`ElasticEnvError`
+    naming the variable otherwise.  ``environ`` defaults to
+    :data:`os.environ`.
+    """
+    env = os.environ if environ is None else environ
+    w = World(
+        rank=_num(env, "RANK", 0, _INT_MAX),
+        local_rank=_num(env, "LOCAL_RANK", 0, _INT_MAX),
+        world_size=_num(env, "WORLD_SIZE", 1, _INT_MAX),
+        local_world_size=_num(env, "LOCAL_WORLD_SIZE", 1, _INT_MAX),
+        group_rank=_num(env, "GROUP_RANK", 0, _INT_MAX),
+        nnodes=_num(env, "ELASTIC_NNODES", 1, _INT_MAX),
+        prev_nnodes=_num(env, "ELASTIC_PREV_NNODES", 0, _INT_MAX,
+                         required=False) or 0,
+        restart_count=_num(env, "ELASTIC_RESTART_COUNT", 0, _INT_MAX),
+        job_id=_num(env, "ELASTIC_JOB_ID", 1, 2**32 - 1),
+        master_port=_num(env, "MASTER_PORT", 1, 65535),
+        master_addr=_str(env, "MASTER_ADDR", _ADDR_MAX),
+        checkpoint_dir=_str(env, "ELASTIC_CHECKPOINT_DIR", _PATH_MAX,
+                            required=False),
+        prev_checkpoint=_str(env, "ELASTIC_PREV_CHECKPOINT", _PATH_MAX,
+                             required=False),
+    )
+    if w.rank >= w.world_size:
+        raise ElasticEnvError("RANK=%d is not below WORLD_SIZE=%d"
+                              % (w.rank, w.world_size))
+    if w.local_rank >= w.local_world_size:
+        raise ElasticEnvError("LOCAL_RANK=%d is not below LOCAL_WORLD_SIZE=%d"
+                              % (w.local_rank, w.local_world_size))
+    if w.local_world_size > w.world_size:
+        raise ElasticEnvError("LOCAL_WORLD_SIZE=%d is above WORLD_SIZE=%d"
+                              % (w.local_world_size, w.world_size))
+    if w.group_rank >= w.nnodes:
+        raise ElasticEnvError("GROUP_RANK=%d is not below ELASTIC_NNODES=%d"
+                              % (w.group_rank, w.nnodes))
+    return w
+
+
+def checkpoint_dir(environ=None) -> Optional[str]:
+    """Where this job writes checkpoints: ELASTIC_CHECKPOINT_DIR, or None
+    when unset or empty.  The directory may not exist yet; it is the same
+    on every rank (shared storage), so let one rank create it."""
+    env = os.environ if environ is None else environ
+    return _str(env, "ELASTIC_CHECKPOINT_DIR", _PATH_MAX, required=False)
+
+
+def prev_checkpoint(environ=None) -> Optional[str]:
+    """The checkpoint to resume from after a restart:
+    ELASTIC_PREV_CHECKPOINT, or None (unset or empty) to start fresh."""
+    env = os.environ if environ is None else environ
+    return _str(env, "ELASTIC_PREV_CHECKPOINT", _PATH_MAX, required=False)
+
+
+# A handler as early as possible.  Importing never fails: a problem is
+# reported as a warning here and raised by an explicit elastic_init().
+try:
+    elastic_init()
+except ValueError as _e:
+    warnings.warn("slurm_elastic: no event handler installed: %s" % _e,
+                  RuntimeWarning, stacklevel=2)

@@ -1,0 +1,35 @@
+#include "config.h"
+
+#include <errno.h>
+
+#include <slurm/slurm.h>
+#include <slurm/slurm_errno.h>
+
+#include "common/parse.h"
+#include "raise.h"
+
+int raise_job(uint32_t job_id, int sig, elastic_error_t *err)
+{
+	if (job_id == 0)
+		return elastic_errorf(err, "job 0: not a job id");
+	if (!parse_signal_name(sig))
+		return elastic_errorf(err,
+				      "job %u: signal %d is not an elastic "
+				      "event signal (allowed: %s)",
+				      job_id, sig, PARSE_SIGNALS);
+	/* KILL_STEPS_ONLY: without it slurmctld picks the steps too, but
+	 * say so rather than rely on the default of a flags value of 0. */
+	if (slurm_kill_job(job_id, (uint16_t)sig, KILL_STEPS_ONLY) !=
+	    SLURM_SUCCESS) {
+		int e = errno;
+
+		/* Slurm's words for a pending or suspended job do not say
+		 * so. */
+		return elastic_errorf(err, "job %u: %s%s", job_id,
+				      slurm_strerror(e),
+				      e == ESLURM_TRANSITION_STATE_NO_UPDATE
+					  ? " (it is not running)"
+					  : "");
+	}
+	return 0;
+}
