@@ -34,8 +34,9 @@ static void usage(FILE *f)
 	    "raise   send the elastic event to every step of each job (not\n"
 	    "        to its batch shell): its ranks checkpoint and exit\n"
 	    "\n"
-	    "  -s, --signal=SIG  the job's event signal, with or without\n"
-	    "                    SIG (%s; default URG)\n",
+	    "  -s, --signal=SIG  the signal to send, with or without SIG\n"
+	    "                    (%s); default: each job's own\n"
+	    "                    --elastic-signal, from its elastic tag\n",
 	    PARSE_SIGNALS);
 }
 
@@ -55,7 +56,7 @@ static int cmd_raise(int argc, char **argv)
 	};
 	enum parse_result r;
 	uint32_t *ids;
-	int sig = SIGURG, c, n, bad = 0, rc = 0;
+	int sig = 0, c, n, bad = 0, rc = 0;
 	elastic_error_t err;
 
 	while ((c = getopt_long(argc, argv, "+s:h", longopts, NULL)) != -1) {
@@ -112,7 +113,11 @@ static int cmd_raise(int argc, char **argv)
 
 	slurm_init(NULL);
 	for (int i = 0; i < n; i++) {
-		if (raise_job(ids[i], sig, &err) < 0) {
+		int s = sig;
+
+		/* Without --signal, each job's own elastic signal. */
+		if ((!s && raise_job_signal(ids[i], &s, &err) < 0) ||
+		    raise_job(ids[i], s, &err) < 0) {
 			fprintf(stderr, PROG ": %s\n", err.text);
 			rc = 1;
 		}

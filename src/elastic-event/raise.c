@@ -5,6 +5,7 @@
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
 
+#include "common/options.h"
 #include "common/parse.h"
 #include "raise.h"
 
@@ -31,5 +32,29 @@ int raise_job(uint32_t job_id, int sig, elastic_error_t *err)
 					  ? " (it is not running)"
 					  : "");
 	}
+	return 0;
+}
+
+int raise_job_signal(uint32_t job_id, int *sig, elastic_error_t *err)
+{
+	job_info_msg_t *msg = NULL;
+	struct elastic_opts o;
+	int rc;
+
+	if (slurm_load_job(&msg, job_id, SHOW_ALL) != SLURM_SUCCESS)
+		return elastic_errorf(err, "job %u: %s", job_id,
+				      slurm_strerror(errno));
+	if (msg->record_count < 1) {
+		slurm_free_job_info_msg(msg);
+		return elastic_errorf(err, "job %u: not found", job_id);
+	}
+	rc = options_parse_tag(msg->job_array[0].admin_comment, &o, NULL);
+	slurm_free_job_info_msg(msg);
+	if (rc < 0)
+		return elastic_errorf(err,
+				      "job %u: not an elastic job (no elastic "
+				      "tag in its AdminComment)",
+				      job_id);
+	*sig = o.signal;
 	return 0;
 }

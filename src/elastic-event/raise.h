@@ -18,4 +18,10 @@
  */
 int raise_job(uint32_t job_id, int sig, elastic_error_t *err);
 
+/*
+ * The job's own elastic signal (--elastic-signal, from its tag).  One RPC.
+ * Returns 0, or -1 with err set (also for a job that is not elastic).
+ */
+int raise_job_signal(uint32_t job_id, int *sig, elastic_error_t *err);
+
 #endif
