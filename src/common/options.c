@@ -10,7 +10,7 @@
 /* Environment prefix Slurm gives our forwarded options: SPANK's option
  * prefix, then the SPANK plugin name "elastic". */
 #define ENV_PREFIX    "_SLURM_SPANK_OPTION_elastic_"
-#define MAX_VALUE_LEN (ELASTIC_PATH_MAX + 1)
+#define MAX_VALUE_LEN ELASTIC_PATH_MAX /* what the path fields hold */
 
 static const struct {
 	const char *name;
@@ -87,7 +87,8 @@ static int set_uint(unsigned *field, enum elastic_opt_id id, const char *value,
 static int set_sizes(struct elastic_opts *o, const char *value,
 		     elastic_error_t *err)
 {
-	unsigned sizes[ELASTIC_MAX_SIZES], n = 0;
+	/* Zeroed: all of it is copied, past the last size too. */
+	unsigned sizes[ELASTIC_MAX_SIZES] = { 0 }, n = 0;
 	const char *p = value;
 
 	if (!*value)
@@ -285,6 +286,18 @@ unsigned options_node_cap(const struct elastic_policy *p,
 	return p->max_nodes;
 }
 
+/* Is this submitter among those OnDemandUsers/OnDemandAccounts allow? */
+static bool ondemand_listed(const struct elastic_policy *p,
+			    const struct elastic_submitter *who)
+{
+	if (!p->ondemand_users.n && !p->ondemand_accounts.n)
+		return true;
+	if (who && who->user && policy_list_has(&p->ondemand_users, who->user))
+		return true;
+	return who && who->account &&
+	       policy_list_has(&p->ondemand_accounts, who->account);
+}
+
 static int check_ondemand(const struct elastic_opts *o,
 			  const struct elastic_policy *p,
 			  const struct elastic_submitter *who,
@@ -300,12 +313,7 @@ static int check_ondemand(const struct elastic_opts *o,
 				      "not allow on-demand fallback (OnDemand "
 				      "in elastic.conf)",
 				      mode);
-	if (!p->ondemand_users.n && !p->ondemand_accounts.n)
-		return 0;
-	if (who && who->user && policy_list_has(&p->ondemand_users, who->user))
-		return 0;
-	if (who && who->account &&
-	    policy_list_has(&p->ondemand_accounts, who->account))
+	if (ondemand_listed(p, who))
 		return 0;
 	return elastic_errorf(err,
 			      "--elastic-ondemand=%s: not allowed for user %s "
@@ -322,14 +330,18 @@ void options_apply_defaults(struct elastic_opts *o,
 {
 	const char *cap_key;
 	unsigned cap = options_node_cap(p, who, &cap_key);
-	unsigned dmax = p->default_max_nodes ? p->default_max_nodes : cap;
+	/* Defaults stay within the submitter's cap, which may be below
+	 * the MaxNodes that DefaultMinNodes and DefaultMaxNodes obey. */
+	unsigned dmin = p->default_min_nodes < cap ? p->default_min_nodes : cap;
+	unsigned dmax = (p->default_max_nodes && p->default_max_nodes < cap)
+			    ? p->default_max_nodes
+			    : cap;
 
 	/* A default never contradicts what the user did give. */
 	if (!o->min)
-		o->min = o->nsizes ? o->sizes[0]
-			 : (o->max && o->max < p->default_min_nodes)
-			     ? o->max
-			     : p->default_min_nodes;
+		o->min = o->nsizes		     ? o->sizes[0]
+			 : (o->max && o->max < dmin) ? o->max
+						     : dmin;
 	if (!o->max)
 		o->max = o->nsizes ? o->sizes[o->nsizes - 1]
 				   : (dmax < o->min ? o->min : dmax);
@@ -341,8 +353,10 @@ void options_apply_defaults(struct elastic_opts *o,
 		o->scale_delay = p->default_scale_delay;
 	if (!options_given(o, ELASTIC_OPT_FAULT_TIMEOUT))
 		o->fault_timeout = p->default_fault_timeout;
+	/* Not on-demand by default for whom the site does not allow it. */
 	if (!options_given(o, ELASTIC_OPT_ONDEMAND))
-		o->ondemand = p->default_ondemand;
+		o->ondemand = ondemand_listed(p, who) ? p->default_ondemand
+						      : ELASTIC_ONDEMAND_NEVER;
 	if (!options_given(o, ELASTIC_OPT_SIGNAL))
 		o->signal = p->default_signal;
 	if (!options_given(o, ELASTIC_OPT_KEEP))
@@ -362,6 +376,13 @@ int options_finalize(struct elastic_opts *o, const struct elastic_policy *p,
 	if (options_check(o, sc, err) < 0)
 		return -1;
 	options_apply_defaults(&r, p, who);
+	/* Defaults are within the cap: a given value is above it. */
+	if (r.max > cap && !options_given(o, ELASTIC_OPT_MAX) && r.nsizes)
+		return elastic_errorf(err,
+				      "--elastic-sizes: size %u is above this "
+				      "site's limit of %u nodes (%s in "
+				      "elastic.conf)",
+				      r.max, cap, cap_key);
 	if (r.max > cap)
 		return elastic_errorf(
 		    err,

@@ -80,7 +80,16 @@ int rankenv_build(const struct rankenv_in *in, rankenv_set_fn set, void *arg,
 	char addr[256], group[16], prev_ckpt[ELASTIC_PATH_MAX + 1];
 	char job[16], ckpt[ELASTIC_PATH_MAX + 1];
 
+	unsigned long group_id;
+
+	/* The group's id first: the default port follows from it, so that
+	 * every allocation of one world agrees on the rendezvous. */
 	snprintf(job, sizeof(job), "%u", in->job_id);
+	if (get_str(in, "ELASTIC_JOB_ID", job, group, sizeof(group), err) < 0)
+		return -1;
+	if (parse_uint(group, 1, 0xffffffffUL, &group_id) != PARSE_OK)
+		return elastic_errorf(err, "ELASTIC_JOB_ID=%s: not a job id",
+				      group);
 	if (get_uint(in, "ELASTIC_RANK_OFFSET", 0, RANKS_LIMIT, 0, &rank_off,
 		     err) < 0 ||
 	    get_uint(in, "ELASTIC_WORLD_SIZE", 1, RANKS_LIMIT,
@@ -90,7 +99,7 @@ int rankenv_build(const struct rankenv_in *in, rankenv_set_fn set, void *arg,
 	    get_uint(in, "ELASTIC_WORLD_NNODES", 1, ELASTIC_NODES_LIMIT,
 		     node_off + in->nnodes, &world_nodes, err) < 0 ||
 	    get_uint(in, "ELASTIC_MASTER_PORT", 1, 65535,
-		     rankenv_default_port(in->job_id), &port, err) < 0 ||
+		     rankenv_default_port(group_id), &port, err) < 0 ||
 	    get_uint(in, "ELASTIC_RESTART_COUNT", 0, 1000000, in->restart_count,
 		     &restart, err) < 0 ||
 	    get_uint(in, "ELASTIC_PREV_NNODES", 0, ELASTIC_NODES_LIMIT, 0,
@@ -98,7 +107,6 @@ int rankenv_build(const struct rankenv_in *in, rankenv_set_fn set, void *arg,
 	    get_str(in, "ELASTIC_MASTER_ADDR",
 		    in->launch_addr ? in->launch_addr : "127.0.0.1", addr,
 		    sizeof(addr), err) < 0 ||
-	    get_str(in, "ELASTIC_JOB_ID", job, group, sizeof(group), err) < 0 ||
 	    get_str(in, "ELASTIC_PREV_CHECKPOINT", "", prev_ckpt,
 		    sizeof(prev_ckpt), err) < 0)
 		return -1;
@@ -112,13 +120,19 @@ int rankenv_build(const struct rankenv_in *in, rankenv_set_fn set, void *arg,
 				      "ELASTIC_WORLD_NNODES=%u is smaller "
 				      "than ELASTIC_NODE_OFFSET=%u + %u nodes",
 				      world_nodes, node_off, in->nnodes);
-	{
-		unsigned long n;
-
-		if (parse_uint(group, 1, 0xffffffffUL, &n) != PARSE_OK)
-			return elastic_errorf(
-			    err, "ELASTIC_JOB_ID=%s: not a job id", group);
-	}
+	/* Totals the launcher left unset follow from the offsets: bound
+	 * them like the ones it sets. */
+	if (world > RANKS_LIMIT)
+		return elastic_errorf(err,
+				      "ELASTIC_RANK_OFFSET=%u + %u tasks is "
+				      "more than %d ranks",
+				      rank_off, in->ntasks, RANKS_LIMIT);
+	if (world_nodes > ELASTIC_NODES_LIMIT)
+		return elastic_errorf(err,
+				      "ELASTIC_NODE_OFFSET=%u + %u nodes is "
+				      "more than %d nodes",
+				      node_off, in->nnodes,
+				      ELASTIC_NODES_LIMIT);
 	if (options_expand_path(
 		in->opts->checkpoint_dir, group, in->user ? in->user : "",
 		in->home ? in->home : "", ckpt, sizeof(ckpt)) < 0)

@@ -153,9 +153,12 @@ int sizeconf_parse(struct size_config *out, const char *text, const char *name,
 	if (!sc)
 		return elastic_errorf(err, "%s: out of memory", name);
 	while (*s && rc == 0) {
-		size_t n = strcspn(s, "\n;");
-		char *hash, *l;
+		size_t n = strcspn(s, "\n;#"), next = n;
+		char *l;
 
+		/* A comment runs to the end of the line, ';' included. */
+		if (s[n] == '#')
+			next += strcspn(s + n, "\n");
 		lineno++;
 		snprintf(where, sizeof(where), "%s:%d", name, lineno);
 		if (n > SIZECONF_TEXT_MAX) {
@@ -164,9 +167,7 @@ int sizeconf_parse(struct size_config *out, const char *text, const char *name,
 		}
 		memcpy(line, s, n);
 		line[n] = '\0';
-		s += n + (s[n] ? 1 : 0);
-		if ((hash = strchr(line, '#')))
-			*hash = '\0';
+		s += next + (s[next] ? 1 : 0);
 		l = parse_trim(line);
 		if (*l)
 			rc = parse_entry(sc, &len, l, where, name, err);

@@ -254,10 +254,11 @@ int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_msg)
 
 /*
  * Elastic fields live in AdminComment, which only administrators can
- * change.  A change that sets an elastic tag is checked like a submission;
- * a malformed one is refused.
+ * change.  A change that sets an elastic tag must be a well-formed,
+ * consistent tag; the site's caps are the administrator's to override.
  */
-static int modify(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_msg)
+static int modify(job_desc_msg_t *job_desc, uint32_t submit_uid,
+		  char **err_msg)
 {
 	struct elastic_opts opts;
 	const char *c = job_desc->admin_comment;
@@ -265,18 +266,9 @@ static int modify(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_msg)
 
 	if (!c || strncmp(c, "elastic:", 8))
 		return SLURM_SUCCESS;
-	load_policy(false);
 	if (options_parse_tag(c, &opts, &err) < 0)
 		return refuse(err_msg, submit_uid, ESLURM_INVALID_NODE_COUNT,
 			      err.text);
-	if (ctx.policy_ok && opts.max > ctx.policy.max_nodes) {
-		snprintf(err.text, sizeof(err.text),
-			 "max=%u is above this site's limit of %u nodes "
-			 "(MaxNodes in elastic.conf)",
-			 opts.max, ctx.policy.max_nodes);
-		return refuse(err_msg, submit_uid, ESLURM_INVALID_NODE_COUNT,
-			      err.text);
-	}
 	return SLURM_SUCCESS;
 }
 
