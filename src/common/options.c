@@ -236,20 +236,33 @@ static int check_relations(const struct elastic_opts *o,
 				      "within --elastic-min=%u and "
 				      "--elastic-max=%u",
 				      o->min, o->max);
+	/* The base job holds --elastic-min nodes: the world's first size. */
+	if (o->nsizes && o->min && o->sizes[0] != o->min)
+		return elastic_errorf(err,
+				      "--elastic-min=%u must be the smallest "
+				      "of --elastic-sizes (%u): the job "
+				      "starts at --elastic-min",
+				      o->min, o->sizes[0]);
 	if (sc && o->min && o->max) {
 		for (unsigned i = 0; i < sc->n; i++) {
 			unsigned s = sc->entry[i].size;
 
-			if (s && !options_size_allowed(o, s))
-				return elastic_errorf(
-				    err,
-				    "--elastic-size-config: size %u is "
-				    "not a size this job can take "
-				    "(between --elastic-min=%u and "
-				    "--elastic-max=%u%s)",
-				    s, o->min, o->max,
-				    o->nsizes ? ", in --elastic-sizes"
-					      : ", on --elastic-step");
+			char how[64] = "";
+
+			if (!s || options_size_allowed(o, s))
+				continue;
+			if (o->nsizes)
+				snprintf(how, sizeof(how),
+					 ", in --elastic-sizes");
+			else if (o->step > 1)
+				snprintf(how, sizeof(how),
+					 ", on --elastic-step=%u", o->step);
+			return elastic_errorf(err,
+					      "--elastic-size-config: size %u "
+					      "is not a size this job can "
+					      "take (between --elastic-min=%u "
+					      "and --elastic-max=%u%s)",
+					      s, o->min, o->max, how);
 		}
 	}
 	return 0;

@@ -4,7 +4,7 @@
 . "$(dirname "$0")/lib.sh"
 require_cluster
 
-plan 44
+plan 45
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"; restore_policy' EXIT
@@ -58,6 +58,7 @@ rejected "step and sizes together" 'elastic: --elastic-step and --elastic-sizes 
 rejected "sizes not increasing" '^sbatch: error: elastic: --elastic-sizes=2,1: not strictly increasing \(allowed: strictly increasing node counts, e.g. 1,2,4\)$' --elastic-sizes=2,1
 rejected "sizes with an empty entry" 'elastic: --elastic-sizes=1,,2: empty entry' --elastic-sizes=1,,2
 rejected "sizes outside min..max" 'elastic: --elastic-sizes: every size must be within --elastic-min=2 and --elastic-max=4$' --elastic-min=2 --elastic-max=4 --elastic-sizes=1,2
+rejected "min not the smallest size" 'elastic: --elastic-min=1 must be the smallest of --elastic-sizes \(2\): the job starts at --elastic-min$' --elastic-min=1 --elastic-sizes=2,4
 rejected "grace: negative" 'elastic: --elastic-grace=-1: not a whole number \(allowed: seconds, 0 to 86400\)$' --elastic-grace=-1
 rejected "grace: too large" 'elastic: --elastic-grace=86401: out of range \(allowed: seconds, 0 to 86400\)$' --elastic-grace=86401
 rejected "scale delay: garbage" 'elastic: --elastic-scale-delay=10s: not a whole number' --elastic-scale-delay=10s

@@ -5,7 +5,7 @@
 . "$(dirname "$0")/lib.sh"
 require_cluster
 
-plan 23
+plan 26
 
 tmp=$(mktemp -d)
 chmod 755 "$tmp"
@@ -60,6 +60,7 @@ ELASTIC_RESTART_COUNT=3 ELASTIC_PREV_NNODES=2 ELASTIC_PREV_CHECKPOINT=/ck/77/ste
 	srun -N2 --ntasks-per-node=1 $tmp/show >$tmp/offset.out 2>&1
 ELASTIC_WORLD_SIZE=1 srun -N2 --ntasks-per-node=1 $tmp/show >$tmp/bad.out 2>&1
 echo "exit \$?" >>$tmp/bad.out
+ELASTIC_PREV_CHECKPOINT=/\$(head -c 5000 /dev/zero | tr '\\0' x) srun -N2 --ntasks-per-node=1 $tmp/show >$tmp/long.out 2>&1
 EOS
 jid=$(sbatch --parsable --elastic-min=2 --elastic-max=4 --elastic-size-config="$tmp/sizes.conf" \
 	--elastic-checkpoint-dir="$tmp/ck-%u-%j" -o "$tmp/batch.out" "$tmp/job.sh")
@@ -78,6 +79,14 @@ is "... per-size settings of the world's size (4), and %j is the group's id" \
 	"$(printf '%s\n' "$off" | head -n1 | grep -o 'ELASTIC_CHECKPOINT_DIR=[^ ]*.*BATCH=[^ ]* LR=[^ ]*' | sed 's/ELASTIC_PREV_CHECKPOINT=[^ ]* ELASTIC_SIGNAL=[^ ]* //')" \
 	"ELASTIC_CHECKPOINT_DIR=$tmp/ck-$(id -un)-77 BATCH=64 LR=0.05"
 like "an inconsistent launcher variable fails the step with a clear error" "$(cat "$tmp/bad.out")" "elastic: ELASTIC_WORLD_SIZE=1 is smaller than ELASTIC_RANK_OFFSET=0 \+ 2 tasks"
+
+like "an over-long launcher variable fails the step, not silently unset" "$(cat "$tmp/long.out")" "elastic: ELASTIC_PREV_CHECKPOINT: longer than 1024 characters"
+
+# --export=NONE: the per-size settings come from Slurm's copy.
+printf '#!/bin/bash\n/usr/bin/srun -N2 --ntasks-per-node=1 /bin/bash -c '"'"'echo "BATCH=$BATCH LR=$LR"'"'"' >%s/noexport.out 2>&1\n' "$tmp" >"$tmp/noexport.sh"
+jid=$(sbatch --parsable --export=NONE --elastic-min=2 --elastic-size-config="$tmp/sizes.conf" -o /dev/null "$tmp/noexport.sh")
+ok "a --export=NONE job finishes" wait_until 60 job_gone_or_done "$jid"
+is "... and its ranks still get the per-size settings" "$(sort -u "$tmp/noexport.out")" "BATCH=32 LR=0.1"
 
 # --- not elastic: nothing added --------------------------------------------
 out=$(timeout 60 srun -N2 "$tmp/show" 2>&1)

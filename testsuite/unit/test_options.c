@@ -671,7 +671,7 @@ static void check_size_config(void **state)
 	check_fails(&o, &sc,
 		    "--elastic-size-config: size 4 is not a size this job can "
 		    "take (between --elastic-min=2 and --elastic-max=8, on "
-		    "--elastic-step)");
+		    "--elastic-step=3)");
 	o = opts_of("sizes=2,4,8");
 	check_ok(&o, &sc);
 	o = opts_of("sizes=2,8");
@@ -682,13 +682,11 @@ static void check_size_config(void **state)
 	o = opts_of("min=2 max=8");
 	check_fails(&o, &big,
 		    "--elastic-size-config: size 16 is not a size this job "
-		    "can take (between --elastic-min=2 and --elastic-max=8, "
-		    "on --elastic-step)");
+		    "can take (between --elastic-min=2 and --elastic-max=8)");
 	o = opts_of("min=5 max=8");
 	check_fails(&o, &sc,
 		    "--elastic-size-config: size 4 is not a size this job can "
-		    "take (between --elastic-min=5 and --elastic-max=8, on "
-		    "--elastic-step)");
+		    "take (between --elastic-min=5 and --elastic-max=8)");
 	/* The default line fits any size. */
 	o = opts_of("min=2 max=2");
 	check_ok(&o, &def);
@@ -697,6 +695,20 @@ static void check_size_config(void **state)
 	check_ok(&o, &big);
 	o = opts_of("max=8");
 	check_ok(&o, &big);
+}
+
+/* The base job holds --elastic-min nodes: the smallest size. */
+static void check_min_is_first_size(void **state)
+{
+	struct elastic_opts o = opts_of("min=1 sizes=2,4");
+
+	check_fails(&o, NULL,
+		    "--elastic-min=1 must be the smallest of --elastic-sizes "
+		    "(2): the job starts at --elastic-min");
+	o = opts_of("min=2 sizes=2,4");
+	check_ok(&o, NULL);
+	o = opts_of("sizes=2,4");
+	check_ok(&o, NULL);
 }
 
 static void size_allowed(void **state)
@@ -1246,12 +1258,12 @@ static void finalize_relations(void **state)
 	finalize_fails(&o, &p, NULL, &odd,
 		       "--elastic-size-config: size 3 is not a size this job "
 		       "can take (between --elastic-min=2 and "
-		       "--elastic-max=8, on --elastic-step)");
+		       "--elastic-max=8, on --elastic-step=2)");
 	o = opts_of("min=2");
 	finalize_fails(&o, &p, NULL, &odd,
 		       "--elastic-size-config: size 3 is not a size this job "
 		       "can take (between --elastic-min=2 and "
-		       "--elastic-max=65535, on --elastic-step)");
+		       "--elastic-max=65535, on --elastic-step=2)");
 	o = opts_of("min=1 max=8");
 	finalize_ok(&o, &p, NULL, &odd);
 }
@@ -1755,6 +1767,7 @@ int main(void)
 		cmocka_unit_test(check_step_sizes),
 		cmocka_unit_test(check_sizes_within),
 		cmocka_unit_test(check_size_config),
+		cmocka_unit_test(check_min_is_first_size),
 		cmocka_unit_test(size_allowed),
 		cmocka_unit_test(node_cap),
 		cmocka_unit_test(apply_builtin_defaults),

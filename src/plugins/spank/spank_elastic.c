@@ -169,8 +169,12 @@ static int remote_setup(spank_t sp, elastic_error_t *err)
 	free(p);
 	if (rc < 0)
 		return -1;
-	if (spank_getenv(sp, SIZE_CONFIG_ENV, buf, sizeof(buf)) ==
-	    ESPANK_SUCCESS) {
+	/* Slurm's copy of what slurmctld checked survives --export=NONE;
+	 * the job's environment has the client's. */
+	if (spank_getenv(sp, "SLURM_SPANK_" SIZE_CONFIG_ENV, buf,
+			 sizeof(buf)) == ESPANK_SUCCESS ||
+	    spank_getenv(sp, SIZE_CONFIG_ENV, buf, sizeof(buf)) ==
+		ESPANK_SUCCESS) {
 		if (sizeconf_parse(&ctx.sc, buf, SIZE_CONFIG_ENV, err) < 0)
 			return -1;
 		ctx.have_sc = true;
@@ -205,16 +209,22 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 
 struct task_env {
 	spank_t sp;
-	char buf[ELASTIC_PATH_MAX + 1];
+	char buf[4 * ELASTIC_PATH_MAX];
 };
 
 static const char *task_getenv(const char *name, void *arg)
 {
 	struct task_env *t = arg;
 
-	if (spank_getenv(t->sp, name, t->buf, sizeof(t->buf)) != ESPANK_SUCCESS)
-		return NULL;
-	return t->buf;
+	int rc = spank_getenv(t->sp, name, t->buf, sizeof(t->buf));
+
+	if (rc == ESPANK_NOSPACE) {
+		/* Too long for any variable we read: say so, not "unset". */
+		memset(t->buf, '?', sizeof(t->buf) - 1);
+		t->buf[sizeof(t->buf) - 1] = '\0';
+		return t->buf;
+	}
+	return rc == ESPANK_SUCCESS ? t->buf : NULL;
 }
 
 static int task_setenv(const char *name, const char *value, void *arg)
