@@ -1,0 +1,116 @@
+#ifndef ELASTICD_GROUPINFO_H
+#define ELASTICD_GROUPINFO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+/*
+ * What elasticd tells about its groups and itself: plain copies, made by
+ * the reconcile loop after each cycle and handed to the API, which
+ * renders them (JSON, Prometheus text) without touching the loop's state.
+ * Who owns what: a published struct elasticd_view and everything it points
+ * to is allocated by view_* in view.c and freed only by view_free().
+ */
+
+/* A group's state in words (elasticctl status). */
+enum group_state {
+	GROUP_PENDING,	  /* base job not running yet */
+	GROUP_STARTING,	  /* base running, first world not formed yet */
+	GROUP_RUNNING,	  /* world formed, nothing changing */
+	GROUP_RESIZING,	  /* a new world is being formed (event raised) */
+	GROUP_DEGRADED,	  /* lost members, waiting for replacements */
+	GROUP_COMPLETING, /* base ended; units being released */
+};
+const char *group_state_name(enum group_state s); /* "RUNNING" */
+
+enum member_kind {
+	MEMBER_BASE,
+	MEMBER_PREEMPTIBLE, /* unit in a preemptible partition */
+	MEMBER_ONDEMAND,    /* unit in an on-demand partition */
+};
+const char *member_kind_name(enum member_kind k); /* "preemptible" */
+
+enum member_state {
+	MEMBER_PENDING,	  /* waiting for nodes */
+	MEMBER_RUNNING,	  /* holds its nodes */
+	MEMBER_PREEMPTED, /* Slurm began preempting it (grace time) */
+	MEMBER_RELEASING, /* elasticd is cancelling it */
+};
+const char *member_state_name(enum member_state s); /* "running" */
+
+/* One Slurm job of the group: the base or a unit. */
+struct member_info {
+	uint32_t job_id;
+	enum member_kind kind;
+	enum member_state state;
+	uint32_t nnodes;  /* held (running) or asked for (pending) */
+	char *nodes;	  /* Slurm node list ("n[1-2]"); NULL unless running */
+	bool in_world;	  /* part of the current world (generation) */
+};
+
+/* Why a group changed. */
+enum event_cause {
+	CAUSE_START,	/* the first world formed */
+	CAUSE_GROW,	/* units started: a larger world */
+	CAUSE_PREEMPT,	/* Slurm preempted a unit */
+	CAUSE_FAIL,	/* a node or unit failed */
+	CAUSE_ONDEMAND, /* fell back to on-demand units */
+	CAUSE_RETURN,	/* back from on-demand to preemptible units */
+	CAUSE_END,	/* the base job ended */
+};
+const char *event_cause_name(enum event_cause c); /* "preempt" */
+
+/* One line of a group's timeline. */
+struct event_info {
+	struct timespec time; /* CLOCK_REALTIME */
+	enum event_cause cause;
+	uint64_t generation;  /* the world this event led to */
+	uint32_t world_nodes; /* its size in nodes */
+	char *detail;	      /* e.g. "unit 42 preempted (n3)"; may be NULL */
+};
+
+struct group_info {
+	uint32_t base_job_id; /* the group's id */
+	uint32_t user_id;     /* owner: the API shows a group to its owner */
+	char *user;	      /* may be NULL if unknown */
+	char *account;	      /* may be NULL */
+	enum group_state state;
+	uint32_t min, max;    /* from the job's options */
+	uint64_t generation;  /* current world; 0 before the first */
+	uint32_t world_nodes; /* nodes in the current world */
+	char *master_addr;    /* rendezvous host (first node of the base) */
+	size_t nmembers;
+	struct member_info *members;
+	size_t nevents; /* the most recent events, oldest first */
+	struct event_info *events;
+};
+
+/* Counters for /metrics, cumulative since elasticd started. */
+struct elasticd_metrics {
+	uint64_t cycles;		/* reconcile cycles */
+	uint64_t slurm_rpcs;		/* RPCs to slurmctld, all kinds */
+	uint64_t slurm_rpcs_last_cycle; /* in the last cycle */
+	double reconcile_seconds_last;	/* duration of the last decision pass */
+	double reconcile_seconds_sum;
+	uint64_t resizes[CAUSE_END + 1]; /* events by cause */
+	double resize_seconds_sum;	/* event raised to new world published */
+	uint64_t units_submitted, units_cancelled;
+	time_t started;
+};
+
+/* Everything the API serves, as of the end of one cycle. */
+struct elasticd_view {
+	struct timespec published;
+	size_t ngroups;
+	struct group_info *groups;
+	struct elasticd_metrics metrics;
+	/* nodes by kind over all groups, for /metrics */
+	uint64_t nodes_base, nodes_preemptible, nodes_ondemand;
+};
+
+/* Free a view and everything it owns; NULL is fine. */
+void view_free(struct elasticd_view *v);
+
+#endif
