@@ -4,7 +4,7 @@
 . "$(dirname "$0")/lib.sh"
 require_cluster
 
-plan 45
+plan 48
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"; restore_policy' EXIT
@@ -90,6 +90,17 @@ out=$("$raw" _SLURM_SPANK_OPTION_elastic_elastic_size_config=/x 2>&1)
 like "slurmctld refuses a size config whose content did not arrive" "$out" "elastic: --elastic-size-config: the file's content did not arrive"
 out=$("$raw" _SLURM_SPANK_OPTION_elastic_elastic_signal=KILL 2>&1)
 like "slurmctld checks the signal itself" "$out" "elastic: --elastic-signal=KILL: not valid"
+
+# --- changing a job's elastic fields (AdminComment) is checked too ---------
+jid=$(sbatch --parsable -H --elastic-min=1 --wrap true)
+tag=$(admin_comment "$jid")
+out=$(scontrol update JobId="$jid" AdminComment="${tag/min=1 /min=9 }" 2>&1)
+rc=$?
+ok "an inconsistent elastic tag is refused by job_modify" test "$rc" -ne 0
+ok "... with the reason in slurmctld's log" grep -q "job refused: --elastic-min=9 is greater than --elastic-max=8" "$MC_DIR/log/slurmctld.log"
+scontrol update JobId="$jid" AdminComment="${tag/keep=3/keep=5}"
+like "... a consistent change is accepted" "$(admin_comment "$jid")" " keep=5 "
+scancel "$jid"
 
 # --- the base job -----------------------------------------------------------
 jid=$(sbatch --parsable --elastic-min=2 --elastic-max=4 --wrap 'sleep 300')
