@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "hostport.h"
 #include "parse.h"
 #include "policy.h"
 
@@ -28,6 +29,9 @@ enum key_type {
 	T_ONDEMAND,
 	T_SIGNAL,
 	T_PATH,
+	T_LISTEN,  /* elasticd's address:port */
+	T_MSEC,	   /* POLICY_POLL_MS_MIN..POLICY_POLL_MS_MAX */
+	T_ABSPATH, /* absolute, no % escapes; empty = unset */
 };
 
 #define F(field) offsetof(struct elastic_policy, field)
@@ -60,6 +64,11 @@ static const struct key {
 	{ "DefaultSignal", T_SIGNAL, F(default_signal) },
 	{ "DefaultKeep", T_KEEP, F(default_keep) },
 	{ "DefaultCheckpointDir", T_PATH, F(default_checkpoint_dir) },
+	{ "ElasticdListen", T_LISTEN, F(elasticd_listen) },
+	{ "ElasticdPollInterval", T_MSEC, F(elasticd_poll_ms) },
+	{ "ElasticdAdmins", T_LIST, F(elasticd_admins) },
+	{ "ElasticdMungeSocket", T_ABSPATH, F(elasticd_munge_socket) },
+	{ "ElasticdStateDir", T_ABSPATH, F(elasticd_state_dir) },
 };
 #undef F
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
@@ -121,6 +130,8 @@ void policy_defaults(struct elastic_policy *p)
 	p->default_signal = SIGURG;
 	p->default_keep = 3;
 	strcpy(p->default_checkpoint_dir, "%h/elastic-checkpoints/%j");
+	strcpy(p->elasticd_listen, POLICY_DEFAULT_LISTEN);
+	p->elasticd_poll_ms = POLICY_POLL_MS_DEFAULT;
 }
 
 static const struct key *find_key(const char *name)
@@ -296,6 +307,53 @@ static int set_key(struct elastic_policy *p, const struct key *k, char *val,
 		snprintf(what, sizeof(what), "%s: %s", where, k->name);
 		if (policy_check_path(val, what, err) < 0)
 			return -1;
+		strcpy(field, val);
+		return 0;
+	case T_LISTEN: {
+		char host[HOSTPORT_HOST_MAX + 1];
+		elastic_error_t e;
+		unsigned port;
+
+		if (strlen(val) > POLICY_LISTEN_MAX)
+			return elastic_errorf(err,
+					      "%s: %s: longer than %d "
+					      "characters",
+					      where, k->name,
+					      POLICY_LISTEN_MAX);
+		if (hostport_parse(val, host, &port, &e) < 0)
+			return elastic_errorf(err, "%s: %s=%s", where, k->name,
+					      e.text);
+		strcpy(field, val);
+		return 0;
+	}
+	case T_MSEC:
+		r = parse_uint(val, POLICY_POLL_MS_MIN, POLICY_POLL_MS_MAX, &v);
+		if (r != PARSE_OK)
+			return elastic_errorf(
+			    err,
+			    "%s: %s=%s: %s (allowed: %d to %d "
+			    "milliseconds)",
+			    where, k->name, val, parse_strerror(r),
+			    POLICY_POLL_MS_MIN, POLICY_POLL_MS_MAX);
+		*(unsigned *)field = v;
+		return 0;
+	case T_ABSPATH:
+		if (strlen(val) > POLICY_PATH_MAX)
+			return elastic_errorf(err,
+					      "%s: %s: path longer than %d "
+					      "characters",
+					      where, k->name, POLICY_PATH_MAX);
+		if (*val && val[0] != '/')
+			return elastic_errorf(err,
+					      "%s: %s=%s: must be an absolute "
+					      "path",
+					      where, k->name, val);
+		for (const char *c = val; *c; c++)
+			if (iscntrl((unsigned char)*c))
+				return elastic_errorf(err,
+						      "%s: %s: control "
+						      "character in path",
+						      where, k->name);
 		strcpy(field, val);
 		return 0;
 	}

@@ -10,6 +10,7 @@
 #define POLICY_LIST_MAX	    32 /* entries in one list key */
 #define POLICY_NAME_MAX	    64 /* a user, account, partition or QOS name */
 #define POLICY_PATH_MAX	    1024
+#define POLICY_LISTEN_MAX   263 /* "[IPv6 or host name]:65535" */
 
 enum elastic_ondemand {
 	ELASTIC_ONDEMAND_NEVER,
@@ -76,7 +77,22 @@ struct elastic_policy {
 	unsigned default_keep;			/* DefaultKeep */
 	char default_checkpoint_dir[POLICY_PATH_MAX +
 				    1]; /* DefaultCheckpointDir */
+
+	/* elasticd's own settings (elasticd(8)); other readers ignore them. */
+	char elasticd_listen[POLICY_LISTEN_MAX + 1]; /* ElasticdListen */
+	unsigned elasticd_poll_ms;		     /* ElasticdPollInterval */
+	struct policy_list elasticd_admins;	     /* ElasticdAdmins */
+	/* ElasticdMungeSocket; "" = libmunge's default */
+	char elasticd_munge_socket[POLICY_PATH_MAX + 1];
+	/* ElasticdStateDir; "" = none */
+	char elasticd_state_dir[POLICY_PATH_MAX + 1];
 };
+
+#define POLICY_DEFAULT_LISTEN  "127.0.0.1:6830"
+#define POLICY_POLL_MS_MIN     100
+#define POLICY_POLL_MS_MAX     60000
+#define POLICY_POLL_MS_DEFAULT 1000
+/* ElasticdListen is checked with hostport_parse() (hostport.h). */
 
 /* The built-in policy, used when elastic.conf does not exist. */
 void policy_defaults(struct elastic_policy *p);

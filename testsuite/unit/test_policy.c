@@ -87,6 +87,11 @@ static void defaults(void **state)
 	assert_int_equal(p.default_keep, 3);
 	assert_string_equal(p.default_checkpoint_dir,
 			    "%h/elastic-checkpoints/%j");
+	assert_string_equal(p.elasticd_listen, "127.0.0.1:6830");
+	assert_int_equal(p.elasticd_poll_ms, 1000);
+	assert_int_equal(p.elasticd_admins.n, 0);
+	assert_string_equal(p.elasticd_munge_socket, "");
+	assert_string_equal(p.elasticd_state_dir, "");
 }
 
 /* An empty file, or one of only comments and blanks, is the defaults. */
@@ -157,7 +162,12 @@ static const char all_keys_text[] = "MaxNodes=64\n"
 				    "DefaultOnDemand=below-min\n"
 				    "DefaultSignal=USR1\n"
 				    "DefaultKeep=5\n"
-				    "DefaultCheckpointDir=/scratch/%u/ck/%j\n";
+				    "DefaultCheckpointDir=/scratch/%u/ck/%j\n"
+				    "ElasticdListen=0.0.0.0:7000\n"
+				    "ElasticdPollInterval=250\n"
+				    "ElasticdAdmins=ops,slurm\n"
+				    "ElasticdMungeSocket=/run/munge/m.sock\n"
+				    "ElasticdStateDir=/var/lib/elasticd\n";
 
 static void check_all_keys(const struct elastic_policy *p)
 {
@@ -198,6 +208,13 @@ static void check_all_keys(const struct elastic_policy *p)
 	assert_int_equal(p->default_signal, SIGUSR1);
 	assert_int_equal(p->default_keep, 5);
 	assert_string_equal(p->default_checkpoint_dir, "/scratch/%u/ck/%j");
+	assert_string_equal(p->elasticd_listen, "0.0.0.0:7000");
+	assert_int_equal(p->elasticd_poll_ms, 250);
+	assert_int_equal(p->elasticd_admins.n, 2);
+	assert_string_equal(p->elasticd_admins.name[0], "ops");
+	assert_string_equal(p->elasticd_admins.name[1], "slurm");
+	assert_string_equal(p->elasticd_munge_socket, "/run/munge/m.sock");
+	assert_string_equal(p->elasticd_state_dir, "/var/lib/elasticd");
 }
 
 static void all_keys(void **state)
@@ -697,6 +714,89 @@ static void signal_key(void **state)
 	}
 }
 
+/* elasticd's keys: listen address, poll interval, paths. */
+static void elasticd_keys(void **state)
+{
+	static const char *good_listen[] = {
+		"127.0.0.1:6830", "*:1",     ":65535",
+		"[::1]:6830",	  "[::]:80", "ctl-1.example.org:443",
+		"host_x:9",
+	};
+	/* hostport_parse() says why (test_hostport); we add where. */
+	static const char *bad_listen[] = {
+		"127.0.0.1", "",	"h:0",	 "h:65536", "h:+80",
+		"::1:80",    "[::1]80", "[]:80", "a/b:80",
+	};
+	static const struct {
+		const char *text;
+		const char *msg;
+	} bad[] = {
+		{ "ElasticdPollInterval=99",
+		  "e.conf:1: ElasticdPollInterval=99: out of range (allowed: "
+		  "100 to 60000 milliseconds)" },
+		{ "ElasticdPollInterval=60001",
+		  "e.conf:1: ElasticdPollInterval=60001: out of range "
+		  "(allowed: 100 to 60000 milliseconds)" },
+		{ "ElasticdPollInterval=1s",
+		  "e.conf:1: ElasticdPollInterval=1s: not a whole number "
+		  "(allowed: 100 to 60000 milliseconds)" },
+		{ "ElasticdMungeSocket=run/munge.sock",
+		  "e.conf:1: ElasticdMungeSocket=run/munge.sock: must be an "
+		  "absolute path" },
+		{ "ElasticdStateDir=var/lib",
+		  "e.conf:1: ElasticdStateDir=var/lib: must be an absolute "
+		  "path" },
+		{ "ElasticdStateDir=/a\x01b",
+		  "e.conf:1: ElasticdStateDir: control character in path" },
+		{ "ElasticdAdmins=a b", "e.conf:1: ElasticdAdmins: bad "
+					"character in name 'a b' (allowed: "
+					"letters, digits, - _ . @ +)" },
+	};
+	struct elastic_policy p;
+	char text[POLICY_PATH_MAX + 64];
+
+	for (size_t i = 0; i < N(good_listen); i++) {
+		snprintf(text, sizeof(text), "ElasticdListen=%s",
+			 good_listen[i]);
+		must_parse(&p, text);
+		assert_string_equal(p.elasticd_listen, good_listen[i]);
+	}
+	must_parse(&p, "ElasticdPollInterval=100");
+	assert_int_equal(p.elasticd_poll_ms, 100);
+	must_parse(&p, "ElasticdPollInterval=60000");
+	assert_int_equal(p.elasticd_poll_ms, 60000);
+	/* Empty paths and lists mean "none". */
+	must_parse(&p, "ElasticdStateDir=/x\nElasticdStateDir=\n"
+		       "ElasticdMungeSocket=\nElasticdAdmins=\n");
+	assert_string_equal(p.elasticd_state_dir, "");
+	assert_string_equal(p.elasticd_munge_socket, "");
+	assert_int_equal(p.elasticd_admins.n, 0);
+	/* A long path fits (the 1024-byte line is the bound). */
+	snprintf(text, sizeof(text), "ElasticdStateDir=/%s", name_of(900, 's'));
+	must_parse(&p, text);
+	assert_int_equal(strlen(p.elasticd_state_dir), 901);
+	for (size_t i = 0; i < N(bad); i++)
+		must_fail(bad[i].text, bad[i].msg);
+	for (size_t i = 0; i < N(bad_listen); i++) {
+		elastic_error_t err = { "" };
+		char want[128];
+
+		snprintf(text, sizeof(text), "ElasticdListen=%s",
+			 bad_listen[i]);
+		policy_defaults(&p);
+		assert_int_equal(policy_parse(&p, text, "e.conf", &err), -1);
+		snprintf(want, sizeof(want), "e.conf:1: ElasticdListen=%s",
+			 bad_listen[i]);
+		if (strncmp(err.text, want, strlen(want)))
+			fail_msg("%s: %s", text, err.text);
+		assert_string_equal(p.elasticd_listen, "127.0.0.1:6830");
+	}
+	snprintf(text, sizeof(text), "ElasticdListen=%s:1",
+		 name_of(POLICY_LISTEN_MAX, 'h'));
+	must_fail(text, "e.conf:1: ElasticdListen: longer than 263 "
+			"characters");
+}
+
 static void path_key(void **state)
 {
 	static const char *good[] = {
@@ -1098,6 +1198,7 @@ int main(void)
 		cmocka_unit_test(ondemand_key),
 		cmocka_unit_test(signal_key),
 		cmocka_unit_test(path_key),
+		cmocka_unit_test(elasticd_keys),
 		cmocka_unit_test(check_path_length),
 		cmocka_unit_test(lines),
 		cmocka_unit_test(relations),

@@ -1,0 +1,815 @@
+/*
+ * elasticctl: elastic groups as elasticd sees them, over its HTTP API
+ * (elasticd-api(7)), authenticated with a munge credential per request.
+ *
+ *   elasticctl [--server=HOST:PORT] [--munge-socket=PATH] [--json]
+ *              status [JOB] | events JOB | raise JOB
+ *
+ * Exit status: 0 done; 1 other failure; 2 usage error; 3 elasticd not
+ * reachable or not ready; 4 credential refused or not permitted; 5 no such
+ * group (or not yours).
+ */
+#include "config.h"
+
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <curl/curl.h>
+#include <json-c/json.h>
+#include <munge.h>
+
+#include "common/error.h"
+#include "common/hostport.h"
+#include "common/parse.h"
+#include "common/policy.h"
+
+#define PROG "elasticctl"
+
+enum exit_code {
+	EXIT_OK = 0,
+	EXIT_FAIL = 1,
+	EXIT_USAGE = 2,
+	EXIT_UNREACHABLE = 3,
+	EXIT_DENIED = 4,
+	EXIT_NOT_FOUND = 5,
+};
+
+#define DEFAULT_SERVER	  "127.0.0.1:6830"
+#define CONNECT_TIMEOUT_S 5
+#define TIMEOUT_S	  30
+#define MAX_BODY	  (64UL << 20)
+
+/* Where the server address and munge socket came from, for messages. */
+struct ctl {
+	char server[512];	 /* as given: HOST:PORT */
+	const char *server_from; /* "--server", "ELASTICCTL_SERVER", ... */
+	char base_url[512];	 /* http://HOST:PORT */
+	char munge_socket[POLICY_PATH_MAX + 1]; /* "" = libmunge's default */
+	const char *munge_from;
+	char conf_path[POLICY_PATH_MAX + 32];
+	bool json;
+};
+
+static void die_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void die_msg(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs(PROG ": ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: " PROG " [OPTIONS] status [JOB]\n"
+		"       " PROG " [OPTIONS] events JOB\n"
+		"       " PROG " [OPTIONS] raise JOB\n"
+		"       " PROG " --help | --version\n"
+		"\n"
+		"status  your elastic groups (admins: all), or one group with\n"
+		"        its member jobs\n"
+		"events  the timeline of a group: every world it formed, and "
+		"why\n"
+		"raise   ask elasticd to raise the group's elastic event: its\n"
+		"        ranks checkpoint and restart\n"
+		"JOB     the group's base job id, or any of its unit jobs\n"
+		"\n"
+		"  -s, --server=HOST:PORT     elasticd's address (default:\n"
+		"                             ElasticdListen in elastic.conf, "
+		"else\n"
+		"                             " DEFAULT_SERVER ")\n"
+		"  -m, --munge-socket=PATH    munged's socket (default:\n"
+		"                             ElasticdMungeSocket, else "
+		"munge's)\n"
+		"  -j, --json                 print elasticd's JSON as is\n"
+		"  -h, --help                 this help\n"
+		"  -V, --version              the version\n");
+}
+
+static void usage_hint(void)
+{
+	fprintf(stderr, "usage: " PROG " [OPTIONS] status [JOB] | events JOB | "
+			"raise JOB (" PROG " --help for more)\n");
+}
+
+/* elastic.conf beside slurm.conf, as the plugins find it. */
+static void conf_path(char *buf, size_t len)
+{
+	const char *sc = getenv("SLURM_CONF");
+	const char *slash = sc ? strrchr(sc, '/') : NULL;
+
+	if (slash)
+		snprintf(buf, len, "%.*s/elastic.conf", (int)(slash - sc), sc);
+	else
+		snprintf(buf, len, "%s/elastic.conf", SLURM_SYSCONFDIR);
+}
+
+/*
+ * The server's address and munge socket: option, then environment, then
+ * elastic.conf (read only when needed), then the defaults.
+ */
+static int configure(struct ctl *c, const char *opt_server,
+		     const char *opt_munge)
+{
+	const char *env_server = getenv("ELASTICCTL_SERVER");
+	const char *env_munge = getenv("ELASTICCTL_MUNGE_SOCKET");
+	const char *server = NULL;
+	struct elastic_policy p;
+	elastic_error_t err;
+	char host[HOSTPORT_HOST_MAX + 1];
+	unsigned port;
+	bool found;
+
+	conf_path(c->conf_path, sizeof(c->conf_path));
+	if (env_server && !*env_server)
+		env_server = NULL;
+	if (env_munge && !*env_munge)
+		env_munge = NULL;
+	if (opt_server) {
+		server = opt_server;
+		c->server_from = "--server";
+	} else if (env_server) {
+		server = env_server;
+		c->server_from = "ELASTICCTL_SERVER";
+	}
+	if (opt_munge) {
+		snprintf(c->munge_socket, sizeof(c->munge_socket), "%s",
+			 opt_munge);
+		c->munge_from = "--munge-socket";
+	} else if (env_munge) {
+		snprintf(c->munge_socket, sizeof(c->munge_socket), "%s",
+			 env_munge);
+		c->munge_from = "ELASTICCTL_MUNGE_SOCKET";
+	}
+
+	if (!server || !c->munge_from) {
+		if (policy_load(&p, c->conf_path, &found, &err)) {
+			die_msg("%s (or give --server and --munge-socket)",
+				err.text);
+			return EXIT_FAIL;
+		}
+		if (!server) {
+			snprintf(c->server, sizeof(c->server), "%s",
+				 p.elasticd_listen);
+			c->server_from =
+			    found ? "ElasticdListen" : "the default";
+		}
+		if (!c->munge_from && p.elasticd_munge_socket[0]) {
+			snprintf(c->munge_socket, sizeof(c->munge_socket), "%s",
+				 p.elasticd_munge_socket);
+			c->munge_from = "ElasticdMungeSocket";
+		}
+	}
+	if (server)
+		snprintf(c->server, sizeof(c->server), "%s", server);
+	if (!c->munge_from)
+		c->munge_from = "munge's default";
+
+	/* Accept a URL too: what a browser or curl would be given. */
+	if (!strncmp(c->server, "http://", 7)) {
+		memmove(c->server, c->server + 7, strlen(c->server + 7) + 1);
+		c->server[strcspn(c->server, "/")] = '\0';
+	}
+	if (hostport_parse(c->server, host, &port, &err)) {
+		/* err starts with the value: "--server=VALUE: why". */
+		die_msg("%s%s%s", c->server_from, *c->server ? "=" : ": ",
+			err.text);
+		return c->server_from[0] == '-' ? EXIT_USAGE : EXIT_FAIL;
+	}
+	/* Where the daemon listens on every address, ask it locally. */
+	if (!*host || !strcmp(host, "0.0.0.0"))
+		snprintf(host, sizeof(host), "127.0.0.1");
+	else if (!strcmp(host, "::"))
+		snprintf(host, sizeof(host), "::1");
+	snprintf(c->base_url, sizeof(c->base_url),
+		 strchr(host, ':') ? "http://[%s]:%u" : "http://%s:%u", host,
+		 port);
+	return EXIT_OK;
+}
+
+/* HTTP */
+
+struct body {
+	char *data;
+	size_t len;
+	bool too_big;
+};
+
+static size_t on_data(char *p, size_t size, size_t n, void *ud)
+{
+	struct body *b = ud;
+	size_t add = size * n;
+	char *d;
+
+	if (b->len + add > MAX_BODY) {
+		b->too_big = true;
+		return 0;
+	}
+	d = realloc(b->data, b->len + add + 1);
+	if (!d)
+		return 0;
+	memcpy(d + b->len, p, add);
+	b->len += add;
+	d[b->len] = '\0';
+	b->data = d;
+	return add;
+}
+
+/* A fresh credential for one request (elasticd refuses replays). */
+static int make_cred(const struct ctl *c, char **cred)
+{
+	munge_ctx_t ctx = munge_ctx_create();
+	munge_err_t e;
+
+	if (!ctx) {
+		die_msg("out of memory");
+		return EXIT_FAIL;
+	}
+	if (c->munge_socket[0] &&
+	    munge_ctx_set(ctx, MUNGE_OPT_SOCKET, c->munge_socket) !=
+		EMUNGE_SUCCESS) {
+		die_msg("munge socket %s: %s", c->munge_socket,
+			munge_ctx_strerror(ctx));
+		munge_ctx_destroy(ctx);
+		return EXIT_FAIL;
+	}
+	e = munge_encode(cred, ctx, NULL, 0);
+	if (e != EMUNGE_SUCCESS) {
+		const char *why = munge_ctx_strerror(ctx);
+
+		die_msg("cannot make a munge credential: %s (munge socket: "
+			"%s; set --munge-socket=PATH or "
+			"ELASTICCTL_MUNGE_SOCKET)",
+			why ? why : munge_strerror(e),
+			c->munge_socket[0] ? c->munge_from : "munge's default");
+		munge_ctx_destroy(ctx);
+		return EXIT_FAIL;
+	}
+	munge_ctx_destroy(ctx);
+	return EXIT_OK;
+}
+
+/* The "error" of a JSON error body, or a short excerpt of the body. */
+static void error_text(const struct body *b, char *buf, size_t len)
+{
+	json_object *o = b->data ? json_tokener_parse(b->data) : NULL;
+	json_object *e;
+
+	if (o && json_object_object_get_ex(o, "error", &e))
+		snprintf(buf, len, "%s", json_object_get_string(e));
+	else if (b->data && b->len)
+		snprintf(buf, len, "%.*s", (int)strcspn(b->data, "\r\n"),
+			 b->data);
+	else
+		snprintf(buf, len, "no details");
+	json_object_put(o);
+}
+
+/*
+ * One request.  On success (2xx) fills *b and returns 0; otherwise says
+ * why on stderr and returns the exit code.  job: the job the request is
+ * about, for the 404 message (0 if none).
+ */
+static int request(const struct ctl *c, const char *method, const char *path,
+		   uint32_t job, struct body *b)
+{
+	char url[1024], auth[64 + 4096], errbuf[CURL_ERROR_SIZE] = "";
+	char why[512];
+	struct curl_slist *headers = NULL;
+	char *cred = NULL;
+	CURL *curl;
+	CURLcode cc;
+	long status = 0;
+	int rc;
+
+	rc = make_cred(c, &cred);
+	if (rc)
+		return rc;
+	snprintf(auth, sizeof(auth), "Authorization: Munge %s", cred);
+	free(cred);
+	snprintf(url, sizeof(url), "%s%s", c->base_url, path);
+
+	curl = curl_easy_init();
+	if (!curl) {
+		die_msg("cannot initialise libcurl");
+		return EXIT_FAIL;
+	}
+	headers = curl_slist_append(headers, auth);
+	headers = curl_slist_append(headers, "Accept: application/json");
+	curl_easy_setopt(curl, CURLOPT_URL, url);
+	curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+	/* elasticd is local to the cluster: never through a proxy. */
+	curl_easy_setopt(curl, CURLOPT_NOPROXY, "*");
+#if LIBCURL_VERSION_NUM >= 0x075500
+	curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http");
+#else
+	curl_easy_setopt(curl, CURLOPT_PROTOCOLS, (long)CURLPROTO_HTTP);
+#endif
+	curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, (long)CONNECT_TIMEOUT_S);
+	curl_easy_setopt(curl, CURLOPT_TIMEOUT, (long)TIMEOUT_S);
+	curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, errbuf);
+	curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_data);
+	curl_easy_setopt(curl, CURLOPT_WRITEDATA, b);
+	curl_easy_setopt(curl, CURLOPT_USERAGENT, PROG "/" PACKAGE_VERSION);
+	if (!strcmp(method, "POST")) {
+		curl_easy_setopt(curl, CURLOPT_POST, 1L);
+		curl_easy_setopt(curl, CURLOPT_POSTFIELDS, "");
+		curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE, 0L);
+	}
+	cc = curl_easy_perform(curl);
+	if (cc == CURLE_OK)
+		curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+	curl_easy_cleanup(curl);
+	curl_slist_free_all(headers);
+
+	if (cc != CURLE_OK) {
+		if (b->too_big) {
+			die_msg("elasticd at %s sent more than %lu MiB",
+				c->server, MAX_BODY >> 20);
+			return EXIT_FAIL;
+		}
+		die_msg("cannot reach elasticd at %s (from %s): %s (is "
+			"elasticd running there? set --server=HOST:PORT, "
+			"ELASTICCTL_SERVER, or ElasticdListen in %s)",
+			c->server, c->server_from,
+			*errbuf ? errbuf : curl_easy_strerror(cc),
+			c->conf_path);
+		return EXIT_UNREACHABLE;
+	}
+	if (status >= 200 && status < 300)
+		return EXIT_OK;
+
+	error_text(b, why, sizeof(why));
+	switch (status) {
+	case 401:
+		die_msg("elasticd refused our munge credential: %s", why);
+		return EXIT_DENIED;
+	case 403:
+		die_msg("permission denied: %s", why);
+		return EXIT_DENIED;
+	case 404:
+		if (job)
+			die_msg("no elastic group with job %u (or it is not "
+				"yours)",
+				job);
+		else
+			die_msg("%s%s answered 404 (not found): is elasticd "
+				"listening at %s?",
+				c->base_url, path, c->server);
+		return EXIT_NOT_FOUND;
+	case 409:
+		die_msg("%s", why);
+		return EXIT_FAIL;
+	case 503:
+		die_msg("elasticd at %s is not ready: %s", c->server, why);
+		return EXIT_UNREACHABLE;
+	default:
+		die_msg("elasticd at %s answered %ld: %s", c->server, status,
+			why);
+		return EXIT_FAIL;
+	}
+}
+
+/* JSON access that tolerates missing fields */
+
+static json_object *field(json_object *o, const char *key)
+{
+	json_object *v = NULL;
+
+	return (o && json_object_object_get_ex(o, key, &v)) ? v : NULL;
+}
+
+static const char *str(json_object *o, const char *key, const char *dflt)
+{
+	json_object *v = field(o, key);
+
+	return (v && json_object_is_type(v, json_type_string))
+		   ? json_object_get_string(v)
+		   : dflt;
+}
+
+static long long num(json_object *o, const char *key)
+{
+	json_object *v = field(o, key);
+
+	return v ? (long long)json_object_get_int64(v) : 0;
+}
+
+static size_t alen(json_object *o, const char *key)
+{
+	json_object *v = field(o, key);
+
+	return (v && json_object_is_type(v, json_type_array))
+		   ? json_object_array_length(v)
+		   : 0;
+}
+
+static json_object *aget(json_object *o, const char *key, size_t i)
+{
+	return json_object_array_get_idx(field(o, key), i);
+}
+
+/* A table printed with aligned columns. */
+#define MAX_COLS 10
+struct table {
+	size_t ncols;
+	const char *head[MAX_COLS];
+	bool right[MAX_COLS]; /* numbers: right-aligned */
+	char **cells;	      /* nrows * ncols, malloc'd */
+	size_t nrows;
+};
+
+static void table_add(struct table *t, ...)
+{
+	va_list ap;
+	char **cells =
+	    realloc(t->cells, (t->nrows + 1) * t->ncols * sizeof(*cells));
+
+	if (!cells) {
+		die_msg("out of memory");
+		exit(EXIT_FAIL);
+	}
+	t->cells = cells;
+	va_start(ap, t);
+	for (size_t i = 0; i < t->ncols; i++) {
+		const char *s = va_arg(ap, const char *);
+
+		cells[t->nrows * t->ncols + i] = strdup(s ? s : "-");
+	}
+	va_end(ap);
+	t->nrows++;
+}
+
+static void table_print(struct table *t, const char *indent)
+{
+	size_t w[MAX_COLS];
+
+	for (size_t i = 0; i < t->ncols; i++) {
+		w[i] = strlen(t->head[i]);
+		for (size_t r = 0; r < t->nrows; r++) {
+			const char *s = t->cells[r * t->ncols + i];
+			size_t n = s ? strlen(s) : 0;
+
+			if (n > w[i])
+				w[i] = n;
+		}
+	}
+	for (size_t r = 0; r <= t->nrows; r++) {
+		fputs(indent, stdout);
+		for (size_t i = 0; i < t->ncols; i++) {
+			const char *s =
+			    r ? t->cells[(r - 1) * t->ncols + i] : t->head[i];
+			bool last = i + 1 == t->ncols;
+
+			if (!s)
+				s = "?";
+			if (t->right[i])
+				printf("%*s", (int)w[i], s);
+			else
+				printf("%-*s", last ? 0 : (int)w[i], s);
+			fputs(last ? "\n" : "  ", stdout);
+		}
+	}
+	for (size_t k = 0; k < t->nrows * t->ncols; k++)
+		free(t->cells[k]);
+	free(t->cells);
+	t->cells = NULL;
+	t->nrows = 0;
+}
+
+static const char *fmt_num(char *buf, size_t len, long long v)
+{
+	snprintf(buf, len, "%lld", v);
+	return buf;
+}
+
+/* "3 running, 1 pending": the members by state. */
+static void members_summary(json_object *g, char *buf, size_t len)
+{
+	static const char *const states[] = { "running", "pending", "preempted",
+					      "releasing" };
+	size_t n = alen(g, "members"), used = 0;
+
+	buf[0] = '\0';
+	for (size_t s = 0; s < sizeof(states) / sizeof(states[0]); s++) {
+		size_t k = 0;
+
+		for (size_t i = 0; i < n; i++)
+			k += !strcmp(str(aget(g, "members", i), "state", ""),
+				     states[s]);
+		if (k && used < len)
+			used +=
+			    (size_t)snprintf(buf + used, len - used, "%s%zu %s",
+					     used ? ", " : "", k, states[s]);
+	}
+	if (!buf[0])
+		snprintf(buf, len, "none");
+}
+
+static void print_groups(json_object *d)
+{
+	struct table t = {
+		.ncols = 9,
+		.head = { "GROUP", "USER", "ACCOUNT", "STATE", "NODES", "MIN",
+			  "MAX", "GEN", "MEMBERS" },
+		.right = { true, false, false, false, true, true, true, true,
+			   false },
+	};
+	size_t n = alen(d, "groups");
+
+	if (n == 0) {
+		printf("no elastic groups\n");
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		json_object *g = aget(d, "groups", i);
+		char id[24], nodes[24], min[24], max[24], gen[24], user[32];
+		char members[128];
+
+		members_summary(g, members, sizeof(members));
+		snprintf(user, sizeof(user), "%s",
+			 str(g, "user", NULL) ? str(g, "user", NULL) : "");
+		if (!*user)
+			snprintf(user, sizeof(user), "%lld", num(g, "uid"));
+		table_add(&t, fmt_num(id, sizeof(id), num(g, "id")), user,
+			  str(g, "account", "-"), str(g, "state", "?"),
+			  fmt_num(nodes, sizeof(nodes), num(g, "world_nodes")),
+			  fmt_num(min, sizeof(min), num(g, "min")),
+			  fmt_num(max, sizeof(max), num(g, "max")),
+			  fmt_num(gen, sizeof(gen), num(g, "generation")),
+			  members);
+	}
+	table_print(&t, "");
+}
+
+static void print_group(json_object *g)
+{
+	struct table t = {
+		.ncols = 6,
+		.head = { "JOB", "KIND", "STATE", "NODES", "NODELIST",
+			  "IN WORLD" },
+		.right = { true, false, false, true, false, false },
+	};
+	const char *user = str(g, "user", NULL);
+	size_t n = alen(g, "members");
+
+	printf("group %lld: %s\n", num(g, "id"), str(g, "state", "?"));
+	if (user)
+		printf("  user %s", user);
+	else
+		printf("  uid %lld", num(g, "uid"));
+	printf(", account %s\n", str(g, "account", "-"));
+	printf("  world: %lld nodes (min %lld, max %lld), generation %lld, "
+	       "master %s\n",
+	       num(g, "world_nodes"), num(g, "min"), num(g, "max"),
+	       num(g, "generation"), str(g, "master_addr", "-"));
+	if (n == 0)
+		return;
+	printf("\n");
+	for (size_t i = 0; i < n; i++) {
+		json_object *m = aget(g, "members", i);
+		json_object *in = field(m, "in_world");
+		char id[24], nodes[24];
+
+		table_add(&t, fmt_num(id, sizeof(id), num(m, "job_id")),
+			  str(m, "kind", "?"), str(m, "state", "?"),
+			  fmt_num(nodes, sizeof(nodes), num(m, "nnodes")),
+			  str(m, "nodes", "-"),
+			  (in && json_object_get_boolean(in)) ? "yes" : "no");
+	}
+	table_print(&t, "  ");
+}
+
+/* elasticd's UTC time ("2024-05-01T12:34:56.789Z") in local time, with
+ * its offset; as is if it is not in that form. */
+static void local_time(const char *s, char *buf, size_t len)
+{
+	struct tm tm = { 0 }, lt;
+	int ms = 0, n = 0;
+	time_t t;
+	char off[8], day[32];
+
+	if (sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d.%3dZ%n", &tm.tm_year, &tm.tm_mon,
+		   &tm.tm_mday, &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &ms,
+		   &n) != 7 ||
+	    s[n] != '\0') {
+		snprintf(buf, len, "%s", s);
+		return;
+	}
+	tm.tm_year -= 1900;
+	tm.tm_mon -= 1;
+	t = timegm(&tm);
+	if (t == (time_t)-1 || !localtime_r(&t, &lt) ||
+	    !strftime(day, sizeof(day), "%Y-%m-%dT%H:%M:%S", &lt) ||
+	    !strftime(off, sizeof(off), "%z", &lt) || strlen(off) != 5) {
+		snprintf(buf, len, "%s", s);
+		return;
+	}
+	snprintf(buf, len, "%s.%03d%.3s:%s", day, ms, off, off + 3);
+}
+
+static void print_events(json_object *d)
+{
+	struct table t = {
+		.ncols = 5,
+		.head = { "TIME", "CAUSE", "GEN", "NODES", "DETAIL" },
+		.right = { false, false, true, true, false },
+	};
+	size_t n = alen(d, "events");
+
+	if (n == 0) {
+		printf("group %lld: no events yet\n", num(d, "id"));
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		json_object *e = aget(d, "events", i);
+		char when[64], gen[24], nodes[24];
+
+		local_time(str(e, "time", "?"), when, sizeof(when));
+		table_add(&t, when, str(e, "cause", "?"),
+			  fmt_num(gen, sizeof(gen), num(e, "generation")),
+			  fmt_num(nodes, sizeof(nodes), num(e, "world_nodes")),
+			  str(e, "detail", ""));
+	}
+	table_print(&t, "");
+}
+
+/* Commands */
+
+enum command { CMD_STATUS, CMD_EVENTS, CMD_RAISE };
+
+static int run(const struct ctl *c, enum command cmd, uint32_t job)
+{
+	char path[64];
+	struct body b = { 0 };
+	json_object *d;
+	int rc;
+
+	switch (cmd) {
+	case CMD_STATUS:
+		if (job)
+			snprintf(path, sizeof(path), "/v1/groups/%u", job);
+		else
+			snprintf(path, sizeof(path), "/v1/groups");
+		rc = request(c, "GET", path, job, &b);
+		break;
+	case CMD_EVENTS:
+		snprintf(path, sizeof(path), "/v1/groups/%u/events", job);
+		rc = request(c, "GET", path, job, &b);
+		break;
+	default:
+		snprintf(path, sizeof(path), "/v1/groups/%u/raise", job);
+		rc = request(c, "POST", path, job, &b);
+		break;
+	}
+	if (rc) {
+		free(b.data);
+		return rc;
+	}
+	if (c->json) {
+		if (b.len)
+			printf("%s%s", b.data,
+			       b.data[b.len - 1] == '\n' ? "" : "\n");
+		free(b.data);
+		return EXIT_OK;
+	}
+	d = b.data ? json_tokener_parse(b.data) : NULL;
+	free(b.data);
+	if (!d || !json_object_is_type(d, json_type_object)) {
+		json_object_put(d);
+		die_msg("elasticd at %s sent something that is not a JSON "
+			"object",
+			c->server);
+		return EXIT_FAIL;
+	}
+	switch (cmd) {
+	case CMD_STATUS:
+		if (job)
+			print_group(d);
+		else
+			print_groups(d);
+		break;
+	case CMD_EVENTS:
+		print_events(d);
+		break;
+	default:
+		printf("group %lld: elastic event requested; elasticd raises "
+		       "it at its next cycle\n",
+		       num(d, "id"));
+		break;
+	}
+	json_object_put(d);
+	if (fflush(stdout) || ferror(stdout)) {
+		die_msg("write error on standard output");
+		return EXIT_FAIL;
+	}
+	return EXIT_OK;
+}
+
+static int parse_job(const char *s, uint32_t *job)
+{
+	unsigned long v;
+	enum parse_result r = parse_uint(s, 1, UINT32_MAX, &v);
+
+	if (r != PARSE_OK) {
+		die_msg("%s: not a job id (%s; allowed: 1 to %u)", s,
+			parse_strerror(r), UINT32_MAX);
+		return -1;
+	}
+	*job = (uint32_t)v;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "server", required_argument, NULL, 's' },
+		{ "munge-socket", required_argument, NULL, 'm' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *opt_server = NULL, *opt_munge = NULL, *name;
+	struct ctl c = { 0 };
+	enum command cmd;
+	uint32_t job = 0;
+	int ch, rc, nargs;
+
+	while ((ch = getopt_long(argc, argv, "s:m:jhV", longopts, NULL)) !=
+	       -1) {
+		switch (ch) {
+		case 's':
+			opt_server = optarg;
+			break;
+		case 'm':
+			if (!*optarg || strlen(optarg) > POLICY_PATH_MAX) {
+				die_msg("--munge-socket=%s: not a path",
+					optarg);
+				return EXIT_USAGE;
+			}
+			opt_munge = optarg;
+			break;
+		case 'j':
+			c.json = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return EXIT_OK;
+		case 'V':
+			printf(PROG " (" PACKAGE_NAME ") " PACKAGE_VERSION
+				    "\n");
+			return EXIT_OK;
+		default:
+			usage_hint();
+			return EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		die_msg("no command");
+		usage_hint();
+		return EXIT_USAGE;
+	}
+	name = argv[optind++];
+	nargs = argc - optind;
+	if (!strcmp(name, "status") && nargs <= 1)
+		cmd = CMD_STATUS;
+	else if (!strcmp(name, "events") && nargs == 1)
+		cmd = CMD_EVENTS;
+	else if (!strcmp(name, "raise") && nargs == 1)
+		cmd = CMD_RAISE;
+	else {
+		if (strcmp(name, "status") && strcmp(name, "events") &&
+		    strcmp(name, "raise"))
+			die_msg("%s: no such command (status, events, raise)",
+				name);
+		else
+			die_msg("%s: %s", name,
+				nargs ? "too many arguments" : "which job?");
+		usage_hint();
+		return EXIT_USAGE;
+	}
+	if (nargs == 1 && parse_job(argv[optind], &job))
+		return EXIT_USAGE;
+
+	rc = configure(&c, opt_server, opt_munge);
+	if (rc)
+		return rc;
+	if (curl_global_init(CURL_GLOBAL_DEFAULT)) {
+		die_msg("cannot initialise libcurl");
+		return EXIT_FAIL;
+	}
+	rc = run(&c, cmd, job);
+	curl_global_cleanup();
+	return rc;
+}

@@ -1,0 +1,55 @@
+#ifndef ELASTICD_API_H
+#define ELASTICD_API_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "common/error.h"
+#include "common/policy.h"
+#include "groupinfo.h"
+
+/*
+ * elasticd's HTTP+JSON API and Prometheus metrics (elasticd-api(7)).
+ *
+ * The server runs in libmicrohttpd's own threads; the reconcile loop only
+ * publishes a fresh view after each cycle and drains the requests users
+ * made.  Requests render from the view current when they arrive; a view is
+ * freed once it is replaced and no request still reads it.  None of these
+ * functions logs: api_start() fills err, the rest cannot fail.
+ */
+
+/*
+ * Listen on "HOST:PORT" ("[ADDR]:PORT" for IPv6; "*:PORT" for every IPv4
+ * address).  munge_socket: munged's socket for verifying credentials, NULL
+ * for libmunge's default.  Admins, who see and act on every group, are
+ * uid 0, slurm_user_uid and the users named in admins (may be NULL; the
+ * list is copied, names are resolved now and again on publish).
+ * Returns 0, or -1 with err set (bad address, port in use, ...).
+ */
+int api_start(const char *listen, const char *munge_socket,
+	      const struct policy_list *admins, uid_t slurm_user_uid,
+	      elastic_error_t *err);
+
+/*
+ * Serve v from now on.  Takes ownership of v (allocated by view.c); the
+ * previous view is freed with view_free() once no request reads it.
+ * Until the first publish /v1 and /metrics answer 503, /healthz too.
+ */
+void api_publish(struct elasticd_view *v);
+
+/* Stop serving, wait for requests in flight, free the view and any raise
+ * requests not taken.  Safe to call when not started; api_start() may be
+ * called again afterwards. */
+void api_stop(void);
+
+/*
+ * The groups whose elastic event users asked for (POST
+ * /v1/groups/ID/raise), oldest first, each once however often it was
+ * asked: moves up to max base job ids into ids and returns how many.
+ * The API checked that the caller may act on the group and that it was
+ * running when asked; the daemon decides what raising means now.
+ */
+int api_take_raise_requests(uint32_t *ids, size_t max);
+
+#endif

@@ -1,0 +1,75 @@
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "common/parse.h"
+#include "api_route.h"
+
+#define GROUPS "/v1/groups"
+#define GET    "GET, HEAD"
+#define POST   "POST"
+
+static bool is_get(const char *method)
+{
+	return !strcmp(method, "GET") || !strcmp(method, "HEAD");
+}
+
+static void set(struct route *r, enum route_kind kind, uint32_t id,
+		const char *allow, bool method_ok)
+{
+	r->kind = kind;
+	r->id = id;
+	r->allow = allow;
+	r->method_ok = method_ok;
+}
+
+/* "ID" or "ID/rest": the id, and rest ("" when none).  0 on failure. */
+static uint32_t parse_id(const char *s, const char **rest)
+{
+	char buf[16];
+	const char *slash = strchr(s, '/');
+	size_t len = slash ? (size_t)(slash - s) : strlen(s);
+	unsigned long v;
+
+	if (len == 0 || len >= sizeof(buf))
+		return 0;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	if (parse_uint(buf, 1, UINT32_MAX, &v) != PARSE_OK)
+		return 0;
+	*rest = s + len;
+	return (uint32_t)v;
+}
+
+void route_parse(const char *method, const char *path, struct route *ret)
+{
+	bool get = is_get(method), post = !strcmp(method, "POST");
+	const char *rest;
+	uint32_t id;
+
+	set(ret, ROUTE_NOT_FOUND, 0, NULL, true);
+	if (!strcmp(path, "/healthz"))
+		return set(ret, ROUTE_HEALTHZ, 0, GET, get);
+	if (!strcmp(path, "/metrics"))
+		return set(ret, ROUTE_METRICS, 0, GET, get);
+	if (strncmp(path, GROUPS, strlen(GROUPS)))
+		return;
+	path += strlen(GROUPS);
+	if (!*path)
+		return set(ret, ROUTE_GROUPS, 0, GET, get);
+	if (*path != '/' || !(id = parse_id(path + 1, &rest)))
+		return;
+	if (!*rest)
+		return set(ret, ROUTE_GROUP, id, GET, get);
+	if (!strcmp(rest, "/events"))
+		return set(ret, ROUTE_EVENTS, id, GET, get);
+	if (!strcmp(rest, "/raise"))
+		return set(ret, ROUTE_RAISE, id, POST, post);
+}
+
+bool route_needs_auth(const struct route *r)
+{
+	return r->kind == ROUTE_GROUPS || r->kind == ROUTE_GROUP ||
+	       r->kind == ROUTE_EVENTS || r->kind == ROUTE_RAISE;
+}

@@ -1,0 +1,491 @@
+/*
+ * elasticd: keeps each elastic group between its min and max by
+ * submitting and cancelling unit jobs, tells the group's ranks when its
+ * world changes, and serves the groups over HTTP (elasticd(8)).
+ *
+ *   elasticd [-f elastic.conf] [-D]
+ *
+ * One loop, in the foreground (systemd): load the jobs of elastic groups
+ * from slurmctld, decide (reconcile.c, pure), act (slurmio.c), publish
+ * the view to the API, sleep until the next cycle.  slurmctld is the
+ * source of truth: a restarted elasticd rebuilds every group from the
+ * jobs' tags in its first cycle.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <slurm/slurm.h>
+#include <slurm/slurm_errno.h>
+
+#include "api.h"
+#include "common/parse.h"
+#include "common/policy.h"
+#include "reconcile.h"
+#include "slurmio.h"
+
+#define PROG		"elasticd"
+#define STATE_FILE	"groups"
+#define STATE_MAX_BYTES (64u << 20)
+/* The whole job list is read now and then even when slurmctld says
+ * nothing changed: it does not count every change (a preemption's grace
+ * beginning) as one. */
+#define FULL_REFRESH_S 5
+#define RAISE_BATCH    256
+
+static struct {
+	char conf_path[PATH_MAX];
+	bool conf_explicit; /* -f: the file must exist */
+	struct stat conf_st;
+	struct elastic_policy policy;
+	bool journal; /* stderr is the journal: it adds the time */
+	struct slurmio *io;
+	struct reconcile *rec;
+	struct action_list actions;
+	struct elasticd_metrics m;
+	char state_path[PATH_MAX];
+	bool ctld_down;
+} ctx;
+
+static void logf_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void logf_(const char *fmt, ...)
+{
+	char line[1024], ts[32] = "";
+	va_list ap;
+
+	if (!ctx.journal) {
+		struct timespec t;
+		struct tm tm;
+
+		clock_gettime(CLOCK_REALTIME, &t);
+		localtime_r(&t.tv_sec, &tm);
+		snprintf(ts, sizeof(ts), "%02d:%02d:%02d.%03ld ", tm.tm_hour,
+			 tm.tm_min, tm.tm_sec, t.tv_nsec / 1000000);
+	}
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, PROG ": %s%s\n", ts, line);
+}
+
+static int64_t now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_REALTIME, &t);
+	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+static double mono(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: " PROG " [-f FILE] [-D]\n"
+		   "       " PROG " -h | -V\n"
+		   "\n"
+		   "  -f FILE  the policy and elasticd's settings (default:\n"
+		   "           elastic.conf beside slurm.conf)\n"
+		   "  -D       stay in the foreground (elasticd always does)\n"
+		   "  -h       this help\n"
+		   "  -V       the version\n");
+}
+
+/* elastic.conf beside slurm.conf, as job_submit/elastic reads it. */
+static void default_conf(char *buf, size_t len)
+{
+	const char *sc = secure_getenv("SLURM_CONF");
+	const char *slash = sc ? strrchr(sc, '/') : NULL;
+
+	if (slash)
+		snprintf(buf, len, "%.*s/elastic.conf", (int)(slash - sc), sc);
+	else
+		snprintf(buf, len, "%s/elastic.conf", SLURM_SYSCONFDIR);
+}
+
+/* (Re)read the policy when the file changed.  The daemon's own keys
+ * (listen address, interval, ...) apply at the next start only. */
+static int load_policy(bool first)
+{
+	struct elastic_policy p;
+	struct stat st = { 0 };
+	elastic_error_t err;
+	bool found;
+
+	if (stat(ctx.conf_path, &st) < 0)
+		memset(&st, 0, sizeof(st));
+	if (!first && st.st_ino == ctx.conf_st.st_ino &&
+	    st.st_dev == ctx.conf_st.st_dev &&
+	    st.st_size == ctx.conf_st.st_size &&
+	    st.st_mtim.tv_sec == ctx.conf_st.st_mtim.tv_sec &&
+	    st.st_mtim.tv_nsec == ctx.conf_st.st_mtim.tv_nsec)
+		return 0;
+	ctx.conf_st = st;
+	if (policy_load(&p, ctx.conf_path, &found, &err) < 0) {
+		logf_("%s%s", err.text,
+		      first ? "" : "; keeping the policy read before");
+		return -1;
+	}
+	if (!found && ctx.conf_explicit) {
+		logf_("%s: %s", ctx.conf_path, strerror(ENOENT));
+		return -1;
+	}
+	if (!first) {
+		/* Daemon settings need a restart; say so if they differ. */
+		if (strcmp(p.elasticd_listen, ctx.policy.elasticd_listen) ||
+		    p.elasticd_poll_ms != ctx.policy.elasticd_poll_ms ||
+		    strcmp(p.elasticd_state_dir,
+			   ctx.policy.elasticd_state_dir) ||
+		    strcmp(p.elasticd_munge_socket,
+			   ctx.policy.elasticd_munge_socket) ||
+		    memcmp(&p.elasticd_admins, &ctx.policy.elasticd_admins,
+			   sizeof(p.elasticd_admins)))
+			logf_("%s: Elasticd* settings changed: they apply "
+			      "when elasticd restarts",
+			      ctx.conf_path);
+		strcpy(p.elasticd_listen, ctx.policy.elasticd_listen);
+		p.elasticd_poll_ms = ctx.policy.elasticd_poll_ms;
+		strcpy(p.elasticd_state_dir, ctx.policy.elasticd_state_dir);
+		strcpy(p.elasticd_munge_socket,
+		       ctx.policy.elasticd_munge_socket);
+		p.elasticd_admins = ctx.policy.elasticd_admins;
+	}
+	ctx.policy = p;
+	logf_("%s %s (MaxNodes=%u, PreemptiblePartitions=%s, "
+	      "OnDemandPartitions=%s)",
+	      found ? "policy from" : "built-in policy: no", ctx.conf_path,
+	      p.max_nodes,
+	      p.preemptible_partitions.n ? p.preemptible_partitions.name[0]
+					 : "none",
+	      p.ondemand_partitions.n ? p.ondemand_partitions.name[0] : "none");
+	return 0;
+}
+
+/* ------------------------------------------------------------ state */
+
+static void state_load(void)
+{
+	elastic_error_t err;
+	char *text = NULL;
+	struct stat st;
+
+	if (!ctx.policy.elasticd_state_dir[0]) {
+		logf_("no ElasticdStateDir: groups running now are adopted "
+		      "as they are, with new generations");
+		return;
+	}
+	if (mkdir(ctx.policy.elasticd_state_dir, 0700) < 0 && errno != EEXIST)
+		logf_("ElasticdStateDir %s: %s", ctx.policy.elasticd_state_dir,
+		      strerror(errno));
+	/* Whoever can write there decides our groups' worlds: only us. */
+	if (lstat(ctx.policy.elasticd_state_dir, &st) < 0 ||
+	    !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & 022)) {
+		logf_("ElasticdStateDir %s: not a directory of ours, writable "
+		      "by us only; running without saved state",
+		      ctx.policy.elasticd_state_dir);
+		return;
+	}
+	snprintf(ctx.state_path, sizeof(ctx.state_path), "%s/" STATE_FILE,
+		 ctx.policy.elasticd_state_dir);
+	if (parse_read_file(ctx.state_path, STATE_MAX_BYTES, true, &text,
+			    &err) < 0) {
+		logf_("%s; starting without it", err.text);
+		return;
+	}
+	if (!text)
+		return;
+	if (reconcile_state_load(ctx.rec, text, &err) < 0) {
+		logf_("%s: %s; starting without it", ctx.state_path, err.text);
+		/* What was loaded before the bad line stays: it is true. */
+	} else {
+		logf_("state from %s: %zu groups", ctx.state_path,
+		      reconcile_ngroups(ctx.rec));
+	}
+	free(text);
+}
+
+/* Write the state atomically: a new file, then rename. */
+static void state_save(void)
+{
+	elastic_error_t err;
+	char tmp[PATH_MAX + 8];
+	char *text;
+	size_t len;
+	FILE *f;
+	int fd;
+
+	if (!ctx.state_path[0] || !reconcile_dirty(ctx.rec))
+		return;
+	if (reconcile_state_format(ctx.rec, &text, &err) < 0) {
+		logf_("state: %s", err.text);
+		return;
+	}
+	len = strlen(text);
+	snprintf(tmp, sizeof(tmp), "%s.new", ctx.state_path);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
+		  0600);
+	f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!f || fwrite(text, 1, len, f) != len || fflush(f) ||
+	    fsync(fileno(f)) || fclose(f) || rename(tmp, ctx.state_path)) {
+		logf_("state: %s: %s", tmp, strerror(errno));
+		if (f)
+			fclose(f);
+		else if (fd >= 0)
+			close(fd);
+	}
+	free(text);
+}
+
+/* ------------------------------------------------------------ acting */
+
+static void perform(struct action_list *l, int64_t now)
+{
+	elastic_error_t err;
+
+	for (size_t i = 0; i < l->n; i++) {
+		const struct action *a = &l->a[i];
+		uint32_t id = 0;
+
+		switch (a->type) {
+		case ACTION_NOTE:
+			logf_("%s", a->text);
+			break;
+		case ACTION_SUBMIT:
+			if (slurmio_submit(ctx.io, &a->unit, &id, &err) < 0) {
+				logf_("%s: refused: %s", a->text, err.text);
+				id = 0;
+			} else {
+				logf_("%s: job %u", a->text, id);
+			}
+			reconcile_submitted(ctx.rec, a->group, a->token, id,
+					    now);
+			break;
+		case ACTION_CANCEL:
+			if (slurmio_cancel(ctx.io, a->job, &err) < 0)
+				logf_("%s: %s", a->text, err.text);
+			else
+				logf_("%s", a->text);
+			break;
+		case ACTION_RAISE: {
+			char jobs[256];
+			size_t j = 0;
+
+			jobs[0] = '\0';
+			for (size_t k = 0;
+			     k < a->njobs && j + 16 < sizeof(jobs); k++)
+				j += snprintf(jobs + j, sizeof(jobs) - j,
+					      "%s%u", k ? "," : "", a->jobs[k]);
+			if (slurmio_raise(ctx.io, a->jobs, a->njobs, a->signal,
+					  &err) < 0)
+				logf_("%s: jobs %s: %s", a->text, jobs,
+				      err.text);
+			else
+				logf_("%s: jobs %s", a->text, jobs);
+			break;
+		}
+		}
+	}
+}
+
+/* Raises users asked for through the API. */
+static void api_raises(void)
+{
+	uint32_t ids[RAISE_BATCH];
+	int n = api_take_raise_requests(ids, RAISE_BATCH);
+
+	action_list_clear(&ctx.actions);
+	for (int i = 0; i < n; i++)
+		if (reconcile_raise_request(ctx.rec, ids[i], &ctx.actions) < 0)
+			logf_("group %u: raise asked through the API: no "
+			      "world to raise",
+			      ids[i]);
+	perform(&ctx.actions, now_ms());
+}
+
+/* ------------------------------------------------------------ the loop */
+
+static void cycle(void)
+{
+	const struct snapshot *s = NULL;
+	elastic_error_t err;
+	struct elasticd_view *v;
+	bool changed;
+	int64_t now = now_ms();
+	double t0;
+
+	slurmio_cycle(ctx.io);
+	load_policy(false);
+	if (slurmio_load(ctx.io, now, FULL_REFRESH_S, &s, &changed, &err) < 0) {
+		if (!ctx.ctld_down)
+			logf_("%s; retrying every cycle", err.text);
+		ctx.ctld_down = true;
+		ctx.m.slurm_rpcs_last_cycle = slurmio_rpcs_cycle(ctx.io);
+		ctx.m.slurm_rpcs = slurmio_rpcs_total(ctx.io);
+		return;
+	}
+	if (ctx.ctld_down)
+		logf_("slurmctld answers again");
+	ctx.ctld_down = false;
+
+	t0 = mono();
+	if (reconcile_pass(ctx.rec, s, &ctx.policy, now, &ctx.actions, &err) <
+	    0)
+		logf_("%s", err.text);
+	ctx.m.reconcile_seconds_last = mono() - t0;
+	ctx.m.reconcile_seconds_sum += ctx.m.reconcile_seconds_last;
+	ctx.m.cycles++;
+	perform(&ctx.actions, now);
+	api_raises();
+	state_save();
+
+	ctx.m.slurm_rpcs_last_cycle = slurmio_rpcs_cycle(ctx.io);
+	ctx.m.slurm_rpcs = slurmio_rpcs_total(ctx.io);
+	v = reconcile_view(ctx.rec, s, now_ms());
+	if (!v) {
+		logf_("view: out of memory");
+		return;
+	}
+	v->metrics.cycles = ctx.m.cycles;
+	v->metrics.slurm_rpcs = ctx.m.slurm_rpcs;
+	v->metrics.slurm_rpcs_last_cycle = ctx.m.slurm_rpcs_last_cycle;
+	v->metrics.reconcile_seconds_last = ctx.m.reconcile_seconds_last;
+	v->metrics.reconcile_seconds_sum = ctx.m.reconcile_seconds_sum;
+	v->metrics.started = ctx.m.started;
+	api_publish(v);
+}
+
+/* SlurmUser is an admin of the API.  Asked of slurmctld once. */
+static uid_t slurm_user(void)
+{
+	slurm_conf_t *conf = NULL;
+	uid_t uid = 0;
+
+	if (slurm_load_ctl_conf((time_t)0, &conf) == SLURM_SUCCESS && conf) {
+		uid = conf->slurm_user_id;
+		slurm_free_ctl_conf(conf);
+	} else {
+		logf_("slurm_load_ctl_conf: %s; SlurmUser taken as root",
+		      slurm_strerror(errno));
+	}
+	return uid;
+}
+
+int main(int argc, char **argv)
+{
+	struct reconcile_config rc;
+	elastic_error_t err;
+	sigset_t sigs;
+	int c;
+
+	ctx.journal = secure_getenv("JOURNAL_STREAM") != NULL;
+	while ((c = getopt(argc, argv, "f:DhV")) != -1) {
+		switch (c) {
+		case 'f':
+			if (strlen(optarg) >= sizeof(ctx.conf_path)) {
+				fprintf(stderr, PROG ": -f: path too long\n");
+				return 2;
+			}
+			strcpy(ctx.conf_path, optarg);
+			ctx.conf_explicit = true;
+			break;
+		case 'D':
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'V':
+			printf(PROG " " PACKAGE_VERSION "\n");
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind != argc) {
+		usage(stderr);
+		return 2;
+	}
+	if (!ctx.conf_path[0])
+		default_conf(ctx.conf_path, sizeof(ctx.conf_path));
+	if (load_policy(true) < 0)
+		return 1;
+
+	/* Signals are taken synchronously by the loop; threads (the API's)
+	 * inherit the mask. */
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	slurm_init(NULL);
+	reconcile_config_defaults(&rc);
+	ctx.io = slurmio_create();
+	ctx.rec = reconcile_create(&rc);
+	if (!ctx.io || !ctx.rec) {
+		logf_("out of memory");
+		return 1;
+	}
+	state_load();
+	if (api_start(ctx.policy.elasticd_listen,
+		      ctx.policy.elasticd_munge_socket[0]
+			  ? ctx.policy.elasticd_munge_socket
+			  : NULL,
+		      &ctx.policy.elasticd_admins, slurm_user(), &err) < 0) {
+		logf_("API on %s: %s", ctx.policy.elasticd_listen, err.text);
+		return 1;
+	}
+	ctx.m.started = time(NULL);
+	logf_("started: API on %s, a cycle every %u ms",
+	      ctx.policy.elasticd_listen, ctx.policy.elasticd_poll_ms);
+
+	for (;;) {
+		double start = mono(), left;
+		struct timespec ts;
+		int sig;
+
+		cycle();
+		left = (double)ctx.policy.elasticd_poll_ms / 1000.0 -
+		       (mono() - start);
+		if (left < 0.001)
+			left = 0.001;
+		ts.tv_sec = (time_t)left;
+		ts.tv_nsec = (long)((left - (double)ts.tv_sec) * 1e9);
+		sig = sigtimedwait(&sigs, NULL, &ts);
+		if (sig == SIGTERM || sig == SIGINT) {
+			logf_("%s: stopping", strsignal(sig));
+			break;
+		}
+		if (sig == SIGHUP)
+			ctx.conf_st.st_ino = 0; /* re-read at the next cycle */
+	}
+	api_stop();
+	state_save();
+	action_list_free(&ctx.actions);
+	reconcile_destroy(ctx.rec);
+	slurmio_destroy(ctx.io);
+	slurm_fini();
+	return 0;
+}

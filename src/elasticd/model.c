@@ -1,0 +1,319 @@
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <slurm/slurm.h> /* job states: constants only */
+
+#include "common/parse.h"
+#include "model.h"
+
+struct snapshot {
+	time_t now;
+	size_t n, cap;
+	struct job_view *jobs;
+	bool sorted;
+};
+
+const char *model_phase_name(enum job_phase p)
+{
+	static const char *const names[] = { "pending", "running", "ending",
+					     "gone" };
+
+	return (unsigned)p <= PHASE_GONE ? names[p] : "?";
+}
+
+const char *model_kind_name(enum unit_kind k)
+{
+	return k == UNIT_ONDEMAND ? "ondemand" : "preemptible";
+}
+
+int model_format_unit_tag(const struct unit_tag *t, char *buf, size_t len)
+{
+	return snprintf(buf, len, UNIT_TAG_PREFIX " group=%u kind=%s nodes=%u",
+			t->group, model_kind_name(t->kind), t->nodes);
+}
+
+int model_parse_unit_tag(const char *s, struct unit_tag *ret,
+			 elastic_error_t *err)
+{
+	const size_t plen = strlen(UNIT_TAG_PREFIX);
+	struct unit_tag t = { 0 };
+	char buf[UNIT_TAG_MAX + 1];
+	char *save = NULL, *word;
+	unsigned seen = 0;
+
+	if (!s || strncmp(s, UNIT_TAG_PREFIX " ", plen + 1))
+		return elastic_errorf(err, "not a unit tag");
+	if (strlen(s) > UNIT_TAG_MAX)
+		return elastic_errorf(err, "unit tag too long");
+	strcpy(buf, s + plen + 1);
+	for (word = strtok_r(buf, " ", &save); word;
+	     word = strtok_r(NULL, " ", &save)) {
+		char *eq = strchr(word, '=');
+		unsigned long v;
+		unsigned bit;
+
+		if (!eq)
+			return elastic_errorf(err, "unit tag: bad word '%s'",
+					      word);
+		*eq++ = '\0';
+		if (!strcmp(word, "group")) {
+			bit = 1;
+			if (parse_uint(eq, 1, UINT32_MAX, &v) != PARSE_OK)
+				return elastic_errorf(err,
+						      "unit tag: bad group");
+			t.group = v;
+		} else if (!strcmp(word, "kind")) {
+			bit = 2;
+			if (!strcmp(eq, "preemptible"))
+				t.kind = UNIT_PREEMPTIBLE;
+			else if (!strcmp(eq, "ondemand"))
+				t.kind = UNIT_ONDEMAND;
+			else
+				return elastic_errorf(err,
+						      "unit tag: bad kind");
+		} else if (!strcmp(word, "nodes")) {
+			bit = 4;
+			if (parse_uint(eq, 1, ELASTIC_NODES_LIMIT, &v) !=
+			    PARSE_OK)
+				return elastic_errorf(err,
+						      "unit tag: bad nodes");
+			t.nodes = v;
+		} else {
+			continue; /* a later release's key */
+		}
+		if (seen & bit)
+			return elastic_errorf(err, "unit tag: %s twice", word);
+		seen |= bit;
+	}
+	if (seen != 7)
+		return elastic_errorf(err, "unit tag: incomplete");
+	*ret = t;
+	return 0;
+}
+
+void model_job_state(uint32_t job_state, time_t preempt_time,
+		     enum job_phase *phase, enum job_end *end, bool *preempted)
+{
+	uint32_t base = job_state & JOB_STATE_BASE;
+
+	*end = END_NONE;
+	*preempted = false;
+	switch (base) {
+	case JOB_PENDING:
+		/* Also a job being requeued (PENDING|COMPLETING). */
+		*phase = PHASE_PENDING;
+		return;
+	case JOB_RUNNING:
+		*phase = PHASE_RUNNING;
+		/* GraceTime has begun: Slurm is taking it back. */
+		*preempted = preempt_time != 0;
+		return;
+	case JOB_SUSPENDED:
+		/* PreemptMode=SUSPEND: it holds nodes but runs nothing. */
+		*phase = PHASE_RUNNING;
+		*preempted = true;
+		return;
+	case JOB_COMPLETE:
+		*end = END_COMPLETE;
+		break;
+	case JOB_CANCELLED:
+		*end = END_CANCELLED;
+		break;
+	case JOB_PREEMPTED:
+		*end = END_PREEMPTED;
+		*preempted = true;
+		break;
+	default: /* FAILED, TIMEOUT, NODE_FAIL, BOOT_FAIL, DEADLINE, OOM */
+		*end = END_FAILED;
+		break;
+	}
+	*phase = (job_state & JOB_COMPLETING) ? PHASE_ENDING : PHASE_GONE;
+}
+
+char *model_first_host(const char *list)
+{
+	size_t pre = strcspn(list, "[,"), num = 0, suf = 0;
+	const char *close = NULL;
+	char *out;
+
+	if (!*list)
+		return NULL;
+	if (list[pre] == '[') {
+		num = strcspn(list + pre + 1, "-,]");
+		close = strchr(list + pre, ']');
+		if (close)
+			suf = strcspn(close + 1, ",[");
+	}
+	out = malloc(pre + num + suf + 1);
+	if (!out)
+		return NULL;
+	memcpy(out, list, pre);
+	memcpy(out + pre, list + pre + 1, num);
+	if (suf)
+		memcpy(out + pre + num, close + 1, suf);
+	out[pre + num + suf] = '\0';
+	return out;
+}
+
+struct snapshot *snapshot_create(time_t now)
+{
+	struct snapshot *s = calloc(1, sizeof(*s));
+
+	if (s)
+		s->now = now;
+	return s;
+}
+
+static void free_job(struct job_view *j)
+{
+	free((char *)j->nodes);
+	free((char *)j->user);
+	free((char *)j->account);
+	free((char *)j->partition);
+	free((char *)j->tres_per_node);
+	free((char *)j->features);
+	free((char *)j->tag);
+	free((struct elastic_opts *)j->opts);
+}
+
+void snapshot_destroy(struct snapshot *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->n; i++)
+		free_job(&s->jobs[i]);
+	free(s->jobs);
+	free(s);
+}
+
+/* Copy a string field: NULL stays NULL; nodes is never NULL. */
+static int dup_str(const char **field, bool never_null, bool *oom,
+		   bool *toolong)
+{
+	const char *v = *field;
+
+	*field = NULL;
+	if (!v && !never_null)
+		return 0;
+	if (!v)
+		v = "";
+	if (strnlen(v, MODEL_MAX_STRING + 1) > MODEL_MAX_STRING) {
+		*toolong = true;
+		return -1;
+	}
+	*field = strdup(v);
+	if (!*field) {
+		*oom = true;
+		return -1;
+	}
+	return 0;
+}
+
+int snapshot_add(struct snapshot *s, const struct job_view *j,
+		 elastic_error_t *err)
+{
+	struct job_view c = *j;
+	bool oom = false, toolong = false;
+
+	if (s->n >= MODEL_MAX_JOBS)
+		return elastic_errorf(err, "more than %d elastic jobs",
+				      MODEL_MAX_JOBS);
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 64;
+		struct job_view *jobs = realloc(s->jobs, cap * sizeof(*jobs));
+
+		if (!jobs)
+			return elastic_errorf(err, "out of memory");
+		s->jobs = jobs;
+		s->cap = cap;
+	}
+	c.opts = NULL;
+	if (dup_str(&c.nodes, true, &oom, &toolong) ||
+	    dup_str(&c.user, false, &oom, &toolong) ||
+	    dup_str(&c.account, false, &oom, &toolong) ||
+	    dup_str(&c.partition, false, &oom, &toolong) ||
+	    dup_str(&c.tres_per_node, false, &oom, &toolong) ||
+	    dup_str(&c.features, false, &oom, &toolong) ||
+	    dup_str(&c.tag, false, &oom, &toolong))
+		goto fail;
+	if (j->opts) {
+		struct elastic_opts *o = malloc(sizeof(*o));
+
+		if (!o) {
+			oom = true;
+			goto fail;
+		}
+		*o = *j->opts;
+		c.opts = o;
+	}
+	s->jobs[s->n++] = c;
+	s->sorted = false;
+	return 0;
+fail:
+	free_job(&c);
+	if (toolong)
+		return elastic_errorf(err, "job %u: a field longer than %d",
+				      j->id, MODEL_MAX_STRING);
+	return elastic_errorf(err, "out of memory");
+}
+
+static int by_id(const void *a, const void *b)
+{
+	const struct job_view *x = a, *y = b;
+
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+void snapshot_finish(struct snapshot *s)
+{
+	size_t w = 0;
+
+	if (s->n > 1)
+		qsort(s->jobs, s->n, sizeof(*s->jobs), by_id);
+	for (size_t i = 0; i < s->n; i++) {
+		if (w && s->jobs[w - 1].id == s->jobs[i].id) {
+			free_job(&s->jobs[i]);
+			continue;
+		}
+		s->jobs[w++] = s->jobs[i];
+	}
+	s->n = w;
+	s->sorted = true;
+}
+
+time_t snapshot_time(const struct snapshot *s)
+{
+	return s->now;
+}
+
+size_t snapshot_count(const struct snapshot *s)
+{
+	return s->n;
+}
+
+const struct job_view *snapshot_job(const struct snapshot *s, size_t i)
+{
+	return i < s->n ? &s->jobs[i] : NULL;
+}
+
+const struct job_view *snapshot_find(const struct snapshot *s, uint32_t id)
+{
+	size_t lo = 0, hi = s->n;
+
+	if (!s->sorted)
+		return NULL;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->jobs[mid].id == id)
+			return &s->jobs[mid];
+		if (s->jobs[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}

@@ -1,0 +1,138 @@
+#ifndef ELASTICD_MODEL_H
+#define ELASTICD_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "common/error.h"
+#include "common/options.h"
+
+/*
+ * What elasticd knows of Slurm's jobs at one moment: plain data, built by
+ * slurmio.c from slurm_load_jobs() (or by a test or the benchmark by hand)
+ * and read by the reconcile pass.  Only the jobs of elastic groups are
+ * kept: bases (AdminComment "elastic:v1 ...") and units ("elastic-unit:v1
+ * ..."); every other job is none of elasticd's business.
+ */
+
+enum job_phase {
+	PHASE_PENDING, /* waiting for nodes (also: requeued, held) */
+	PHASE_RUNNING, /* holds its nodes (also: suspended) */
+	PHASE_ENDING,  /* ended, its nodes being released (COMPLETING) */
+	PHASE_GONE,    /* ended and released */
+};
+const char *model_phase_name(enum job_phase p);
+
+enum job_role {
+	ROLE_OTHER,
+	ROLE_BASE, /* an elastic group's base job */
+	ROLE_UNIT, /* a unit elasticd submitted for a group */
+};
+
+enum unit_kind {
+	UNIT_PREEMPTIBLE,
+	UNIT_ONDEMAND,
+};
+const char *model_kind_name(enum unit_kind k); /* "preemptible" */
+
+/* How a job that is no longer running ended, as far as we care. */
+enum job_end {
+	END_NONE,      /* still pending or running */
+	END_COMPLETE,  /* exited (for a unit: someone ended its script) */
+	END_CANCELLED, /* scancel, by its owner, an admin or elasticd */
+	END_PREEMPTED, /* Slurm preempted it */
+	END_FAILED,    /* node failure, launch or boot failure, time out... */
+};
+
+/*
+ * A job's phase, end and preempted flag from Slurm's state word
+ * (job_info_t.job_state) and preempt_time: preempted while it runs in
+ * GraceTime (or is suspended by preemption), or when it ended by it.
+ */
+void model_job_state(uint32_t job_state, time_t preempt_time,
+		     enum job_phase *phase, enum job_end *end, bool *preempted);
+
+/* "elastic-unit:v1 group=12 kind=preemptible nodes=2", set only by
+ * elasticd (AdminComment is admin-only). */
+#define UNIT_TAG_PREFIX "elastic-unit:v1"
+#define UNIT_TAG_MAX	128
+struct unit_tag {
+	uint32_t group; /* the base job's id */
+	enum unit_kind kind;
+	uint32_t nodes; /* what the unit asked for */
+};
+int model_format_unit_tag(const struct unit_tag *t, char *buf, size_t len);
+/* Strict: the prefix, then group, kind and nodes, each once, in any
+ * order; unknown keys (a later release's) are skipped.  0 or -1. */
+int model_parse_unit_tag(const char *s, struct unit_tag *ret,
+			 elastic_error_t *err);
+
+/*
+ * The first host of a Slurm node list, the group's rendezvous host:
+ * "gpu[003-004,9]" -> "gpu003", "n[1-2]x" -> "n1x", "a,b" -> "a".
+ * malloc'd (the caller frees it); NULL for "" or when out of memory.
+ */
+char *model_first_host(const char *list);
+
+/* One job.  Strings belong to the snapshot that holds the job. */
+struct job_view {
+	uint32_t id;
+	enum job_phase phase;
+	enum job_end end;
+	/* Running, and Slurm began preempting it (GraceTime runs), or it
+	 * ended by preemption. */
+	bool preempted;
+	uint32_t nnodes;   /* held (running) or asked for (pending) */
+	const char *nodes; /* Slurm node list; "" unless running */
+	uid_t uid;
+	gid_t gid;
+	const char *user;      /* may be NULL */
+	const char *account;   /* may be NULL: the user's default */
+	const char *partition; /* may be NULL */
+	time_t submit_time, start_time, end_time; /* 0 if unknown */
+	uint32_t time_limit; /* minutes; 0 = none (INFINITE) */
+	enum job_role role;
+	/* ROLE_BASE: the parsed tag (finalized options), and the tag as
+	 * Slurm has it (so that an unchanged tag is not parsed again) */
+	const struct elastic_opts *opts;
+	const char *tag; /* may be NULL */
+	/* ROLE_UNIT: the parsed tag */
+	struct unit_tag unit;
+	/* Carried to the units a base's group gets: same resources per
+	 * node.  May be NULL. */
+	const char *tres_per_node;
+	const char *features;
+};
+
+/* Bounds: a snapshot refuses more jobs than this (a bug or an attack
+ * could not make elasticd use unbounded memory). */
+#define MODEL_MAX_JOBS	 1000000
+#define MODEL_MAX_STRING 65536 /* a node list, features */
+
+struct snapshot;
+
+/* An empty snapshot taken at time now.  NULL when out of memory. */
+struct snapshot *snapshot_create(time_t now);
+void snapshot_destroy(struct snapshot *s); /* NULL is fine */
+
+/*
+ * Add a copy of j (strings and options copied).  Jobs may come in any
+ * order; of an id added twice, one is kept.  Returns 0,
+ * or -1 with err set (out of memory, too many jobs, string too long).
+ */
+int snapshot_add(struct snapshot *s, const struct job_view *j,
+		 elastic_error_t *err);
+
+/* Sort for lookups; call once after the last add. */
+void snapshot_finish(struct snapshot *s);
+
+time_t snapshot_time(const struct snapshot *s);
+size_t snapshot_count(const struct snapshot *s);
+const struct job_view *snapshot_job(const struct snapshot *s, size_t i);
+/* By id after snapshot_finish(); NULL if absent. */
+const struct job_view *snapshot_find(const struct snapshot *s, uint32_t id);
+
+#endif

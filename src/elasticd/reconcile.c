@@ -1,0 +1,1857 @@
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/options.h"
+#include "common/parse.h"
+#include "reconcile.h"
+
+/* A pass changes a group's world at most once, and the daemon runs
+ * passes at least POLICY_POLL_MS_MIN apart: generations cannot run ahead
+ * of the clock by more than one per 100 ms (see adopt_generation()). */
+#define ADOPT_MS_PER_GEN   50
+#define DP_BUDGET_BYTES	   (8u << 20)
+#define SUBMIT_BACKOFF_MS  5000
+#define SUBMIT_BACKOFF_MAX 300000
+#define STATE_MAX_LINE	   (GROUP_MAX_SLOTS * 24 + 128)
+#define DETAIL_MAX	   120
+#define NAME_MAX_VIEW	   64
+
+/* A job of the world: the base (job == group id) or a unit. */
+struct member {
+	uint32_t job;
+	uint32_t nnodes;
+	enum member_kind kind;
+};
+
+/* A submission not seen in a snapshot yet. */
+struct expect {
+	uint32_t token;
+	uint32_t job; /* 0 until reconcile_submitted() */
+	enum unit_kind kind;
+	uint32_t nnodes;
+	int64_t at;
+};
+
+/* A job to cancel at `at`; `sent` once the cancel went out. */
+struct release {
+	uint32_t job;
+	int64_t at, sent;
+};
+
+struct event {
+	int64_t at;
+	enum event_cause cause;
+	uint64_t generation;
+	uint32_t nodes;
+	char detail[DETAIL_MAX];
+};
+
+/* Notes given once per condition (bits of group.noted). */
+enum note_bit {
+	NOTE_NO_PARTITION = 1,
+	NOTE_BELOW_MIN = 2,
+	NOTE_NO_TIME = 4,
+	NOTE_WAIT_FAULT = 8,
+};
+
+struct group {
+	uint32_t id;
+	struct group *next; /* hash chain */
+
+	/* from the base, for the view */
+	uid_t uid;
+	char user[NAME_MAX_VIEW + 1];
+	char account[NAME_MAX_VIEW + 1];
+	unsigned min, max;
+
+	enum group_state state;
+	uint64_t generation;
+	bool formed;   /* a world exists (ranks may run in it) */
+	bool restored; /* world from saved state */
+	struct member *world;
+	size_t nworld;
+	uint32_t world_nodes;
+
+	int64_t change_since;	 /* a larger/better world is possible */
+	int64_t loss_since;	 /* a failed member awaits its replacement */
+	int64_t shortfall_since; /* below the on-demand threshold */
+	int64_t resizing_until;	 /* ranks checkpoint until then */
+	int64_t last_change;	 /* the world's last change */
+	int64_t submit_after;	 /* back off after refused submissions */
+	unsigned submit_failures;
+	unsigned noted;
+	bool end_noted;
+
+	struct expect *expect;
+	size_t nexpect, capexpect;
+	uint32_t next_token;
+	struct release *rel;
+	size_t nrel, caprel;
+
+	struct event events[GROUP_MAX_EVENTS];
+	size_t nevents, event_head; /* ring */
+
+	/* this pass */
+	uint64_t pass;
+	const struct job_view *base;
+	const struct job_view **units;
+	size_t nunits, capunits;
+};
+
+/* A unit (or a submission not seen yet) the pass can use. */
+struct cand {
+	uint32_t job; /* 0: a submission not seen yet */
+	uint32_t nnodes;
+	enum unit_kind kind;
+	bool running; /* else pending */
+	bool in_world;
+	bool used;
+	const struct job_view *j; /* NULL for a submission */
+};
+
+/* One increment of the ladder from the base to the target. */
+struct slot {
+	uint32_t size;
+	int p_run, p_pend, od_run, od_pend; /* index into cands, or -1 */
+};
+
+struct reconcile {
+	struct reconcile_config cfg;
+	struct group **buckets;
+	size_t nbuckets, ngroups;
+	uint64_t pass;
+	bool dirty;
+	const struct snapshot *snap; /* of the pass running or last run */
+	struct release *orphans;
+	size_t norphans, caporphans;
+
+	/* scratch, reused by every group */
+	struct cand *cands;
+	size_t capcands, ncands; /* of the group being stepped */
+	struct slot *slots;
+	int *items;
+	bool *chosen;
+	uint64_t *bits;
+	size_t capbits;
+	struct member *nworld;
+
+	/* counters for the view */
+	uint64_t resizes[CAUSE_END + 1];
+	double resize_seconds_sum;
+	uint64_t units_submitted, units_cancelled;
+};
+
+/* ------------------------------------------------------------ helpers */
+
+static void *grow(void *p, size_t *cap, size_t need, size_t size)
+{
+	size_t c = *cap ? *cap : 8;
+	void *q;
+
+	if (need <= *cap)
+		return p;
+	while (c < need)
+		c *= 2;
+	q = realloc(p, c * size);
+	if (q)
+		*cap = c;
+	return q;
+}
+
+void action_list_clear(struct action_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->a[i].jobs);
+	l->n = 0;
+}
+
+void action_list_free(struct action_list *l)
+{
+	action_list_clear(l);
+	free(l->a);
+	l->a = NULL;
+	l->cap = 0;
+}
+
+static struct action *push(struct action_list *l, enum action_type type,
+			   uint32_t group, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static struct action *push(struct action_list *l, enum action_type type,
+			   uint32_t group, const char *fmt, ...)
+{
+	struct action *a, *arr = grow(l->a, &l->cap, l->n + 1, sizeof(*a));
+	va_list ap;
+
+	if (!arr)
+		return NULL;
+	l->a = arr;
+	a = &l->a[l->n++];
+	memset(a, 0, sizeof(*a));
+	a->type = type;
+	a->group = group;
+	va_start(ap, fmt);
+	vsnprintf(a->text, sizeof(a->text), fmt, ap);
+	va_end(ap);
+	return a;
+}
+
+static bool live(const struct job_view *j)
+{
+	return j->phase == PHASE_PENDING || j->phase == PHASE_RUNNING;
+}
+
+static bool usable(const struct job_view *j)
+{
+	return j->phase == PHASE_RUNNING && !j->preempted;
+}
+
+static const char *end_words(const struct job_view *j)
+{
+	if (!j)
+		return "gone";
+	if (j->preempted || j->end == END_PREEMPTED)
+		return "preempted";
+	switch (j->end) {
+	case END_COMPLETE:
+		return "exited";
+	case END_CANCELLED:
+		return "cancelled";
+	case END_FAILED:
+		return "failed";
+	default:
+		break;
+	}
+	return j->phase == PHASE_PENDING ? "requeued" : "gone";
+}
+
+void reconcile_config_defaults(struct reconcile_config *c)
+{
+	c->expect_timeout_ms = 60000;
+	c->cancel_retry_ms = 30000;
+	c->min_unit_seconds = 120;
+}
+
+/* ------------------------------------------------------------ groups */
+
+static size_t hash(uint32_t id, size_t n)
+{
+	return (size_t)((id * 2654435761u) & (n - 1));
+}
+
+static struct group *find(const struct reconcile *r, uint32_t id)
+{
+	struct group *g;
+
+	for (g = r->buckets[hash(id, r->nbuckets)]; g; g = g->next)
+		if (g->id == id)
+			return g;
+	return NULL;
+}
+
+static int rehash(struct reconcile *r, size_t n)
+{
+	struct group **b = calloc(n, sizeof(*b));
+
+	if (!b)
+		return -1;
+	for (size_t i = 0; i < r->nbuckets; i++) {
+		struct group *g = r->buckets[i], *next;
+
+		for (; g; g = next) {
+			size_t h = hash(g->id, n);
+
+			next = g->next;
+			g->next = b[h];
+			b[h] = g;
+		}
+	}
+	free(r->buckets);
+	r->buckets = b;
+	r->nbuckets = n;
+	return 0;
+}
+
+static struct group *add_group(struct reconcile *r, uint32_t id)
+{
+	struct group *g;
+	size_t h;
+
+	if (r->ngroups + 1 > r->nbuckets && rehash(r, r->nbuckets * 2) < 0)
+		return NULL;
+	g = calloc(1, sizeof(*g));
+	if (!g)
+		return NULL;
+	g->id = id;
+	g->state = GROUP_PENDING;
+	h = hash(id, r->nbuckets);
+	g->next = r->buckets[h];
+	r->buckets[h] = g;
+	r->ngroups++;
+	return g;
+}
+
+static void free_group(struct group *g)
+{
+	free(g->world);
+	free(g->expect);
+	free(g->rel);
+	free(g->units);
+	free(g);
+}
+
+static void drop_group(struct reconcile *r, struct group *g)
+{
+	struct group **pp = &r->buckets[hash(g->id, r->nbuckets)];
+
+	for (; *pp; pp = &(*pp)->next) {
+		if (*pp == g) {
+			*pp = g->next;
+			break;
+		}
+	}
+	r->ngroups--;
+	r->dirty = true;
+	free_group(g);
+}
+
+struct reconcile *reconcile_create(const struct reconcile_config *cfg)
+{
+	struct reconcile *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	if (cfg)
+		r->cfg = *cfg;
+	else
+		reconcile_config_defaults(&r->cfg);
+	r->nbuckets = 64;
+	r->buckets = calloc(r->nbuckets, sizeof(*r->buckets));
+	r->slots = calloc(GROUP_MAX_SLOTS, sizeof(*r->slots));
+	r->items = calloc(GROUP_MAX_SLOTS, sizeof(*r->items));
+	r->chosen = calloc(GROUP_MAX_SLOTS, sizeof(*r->chosen));
+	r->nworld = calloc(GROUP_MAX_SLOTS + 1, sizeof(*r->nworld));
+	if (!r->buckets || !r->slots || !r->items || !r->chosen || !r->nworld) {
+		reconcile_destroy(r);
+		return NULL;
+	}
+	return r;
+}
+
+void reconcile_destroy(struct reconcile *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->nbuckets && r->buckets; i++) {
+		struct group *g = r->buckets[i], *next;
+
+		for (; g; g = next) {
+			next = g->next;
+			free_group(g);
+		}
+	}
+	free(r->buckets);
+	free(r->orphans);
+	free(r->cands);
+	free(r->slots);
+	free(r->items);
+	free(r->chosen);
+	free(r->bits);
+	free(r->nworld);
+	free(r);
+}
+
+size_t reconcile_ngroups(const struct reconcile *r)
+{
+	return r->ngroups;
+}
+
+static void add_event(struct group *g, int64_t now, enum event_cause cause,
+		      const char *detail)
+{
+	struct event *e;
+	size_t i = (g->event_head + g->nevents) % GROUP_MAX_EVENTS;
+
+	if (g->nevents == GROUP_MAX_EVENTS) {
+		i = g->event_head;
+		g->event_head = (g->event_head + 1) % GROUP_MAX_EVENTS;
+	} else {
+		g->nevents++;
+	}
+	e = &g->events[i];
+	e->at = now;
+	e->cause = cause;
+	e->generation = g->generation;
+	e->nodes = g->world_nodes;
+	snprintf(e->detail, sizeof(e->detail), "%s", detail ? detail : "");
+}
+
+/* Remember a job to cancel at time at (now: at once).  Idempotent. */
+static int release_at(struct group *g, uint32_t job, int64_t at)
+{
+	struct release *rel;
+
+	for (size_t i = 0; i < g->nrel; i++) {
+		if (g->rel[i].job == job) {
+			if (at < g->rel[i].at)
+				g->rel[i].at = at;
+			return 0;
+		}
+	}
+	rel = grow(g->rel, &g->caprel, g->nrel + 1, sizeof(*rel));
+	if (!rel)
+		return -1;
+	g->rel = rel;
+	g->rel[g->nrel++] = (struct release){ job, at, 0 };
+	return 0;
+}
+
+static const struct release *released(const struct group *g, uint32_t job)
+{
+	for (size_t i = 0; i < g->nrel; i++)
+		if (g->rel[i].job == job)
+			return &g->rel[i];
+	return NULL;
+}
+
+static bool in_world(const struct group *g, uint32_t job)
+{
+	for (size_t i = 0; i < g->nworld; i++)
+		if (g->world[i].job == job)
+			return true;
+	return false;
+}
+
+/* Send the cancels that are due; forget those whose job is gone. */
+static int send_releases(struct reconcile *r, struct group *g, int64_t now,
+			 struct action_list *out)
+{
+	size_t w = 0;
+
+	for (size_t i = 0; i < g->nrel; i++) {
+		struct release *rel = &g->rel[i];
+		const struct job_view *j = snapshot_find(r->snap, rel->job);
+
+		if (!j || !live(j))
+			continue; /* done: forget it */
+		g->rel[w++] = *rel;
+		if (now < rel->at ||
+		    (rel->sent && now - rel->sent < r->cfg.cancel_retry_ms))
+			continue;
+		if (!push(out, ACTION_CANCEL, g->id,
+			  "group %u: cancel %s unit %u (%u node%s)%s", g->id,
+			  model_kind_name(j->unit.kind), j->id, j->nnodes,
+			  j->nnodes == 1 ? "" : "s", rel->sent ? " again" : ""))
+			return -1;
+		out->a[out->n - 1].job = rel->job;
+		if (!rel->sent)
+			r->units_cancelled++;
+		g->rel[w - 1].sent = now;
+	}
+	g->nrel = w;
+	return 0;
+}
+
+/* ------------------------------------------------------------ sizes */
+
+/* The smallest allowed size >= n, or 0 if none. */
+static unsigned next_allowed(const struct elastic_opts *o, unsigned n)
+{
+	if (o->nsizes) {
+		for (unsigned i = 0; i < o->nsizes; i++)
+			if (o->sizes[i] >= n && o->sizes[i] >= o->min &&
+			    o->sizes[i] <= o->max)
+				return o->sizes[i];
+		return 0;
+	}
+	if (n <= o->min)
+		return o->min;
+	if (o->step > 1)
+		n = o->min + (n - o->min + o->step - 1) / o->step * o->step;
+	return n <= o->max ? n : 0;
+}
+
+/* The largest allowed size <= n, or 0 if none. */
+static unsigned prev_allowed(const struct elastic_opts *o, unsigned n)
+{
+	if (n > o->max)
+		n = o->max;
+	if (n < o->min)
+		return 0;
+	if (o->nsizes) {
+		for (unsigned i = o->nsizes; i-- > 0;)
+			if (o->sizes[i] <= n && o->sizes[i] >= o->min)
+				return o->sizes[i];
+		return 0;
+	}
+	if (o->step > 1)
+		n -= (n - o->min) % o->step;
+	return n;
+}
+
+/*
+ * The ladder of increments from the base's b nodes to the target: a
+ * refill when b is not an allowed size (the base lost nodes), then one
+ * slot per step or per gap between consecutive sizes.  Returns the count
+ * and sets *target (the world the ladder reaches).
+ */
+static size_t ladder(const struct elastic_opts *o, unsigned cap, unsigned b,
+		     struct slot *slots, unsigned *target)
+{
+	unsigned hi = prev_allowed(o, cap < o->max ? cap : o->max);
+	unsigned at = next_allowed(o, b);
+	size_t n = 0;
+
+	*target = b;
+	if (!at || !hi || at > hi)
+		return 0;
+	if (at > b)
+		slots[n++].size = at - b;
+	while (n < GROUP_MAX_SLOTS) {
+		unsigned next = next_allowed(o, at + 1);
+
+		if (!next || next > hi)
+			break;
+		slots[n++].size = next - at;
+		at = next;
+	}
+	*target = at;
+	return n;
+}
+
+/* ------------------------------------------------------------ world */
+
+/*
+ * The largest allowed world: the base (b nodes) plus a subset of items
+ * (indices into cands, least preferred first), at most limit nodes.
+ * Among equal sizes the subset keeps the most preferred items.  Marks
+ * r->chosen[i] per item and returns the size, or 0 if even none fits.
+ */
+static unsigned choose_world(struct reconcile *r, const struct elastic_opts *o,
+			     unsigned b, unsigned limit, size_t n)
+{
+	unsigned sum = b, cap, best = 0;
+	size_t words, layer_bytes;
+
+	for (size_t i = 0; i < n; i++) {
+		r->chosen[i] = true;
+		sum += r->cands[r->items[i]].nnodes;
+	}
+	if (sum <= limit && options_size_allowed(o, sum))
+		return sum; /* the usual case: everything */
+	for (size_t i = 0; i < n; i++)
+		r->chosen[i] = false;
+	if (b > limit)
+		return options_size_allowed(o, b) ? b : 0;
+	cap = limit - b;
+	words = cap / 64 + 1;
+	layer_bytes = words * sizeof(uint64_t);
+	if ((n + 1) * layer_bytes <= DP_BUDGET_BYTES) {
+		uint64_t *bits;
+		unsigned t;
+
+		bits = grow(r->bits, &r->capbits, (n + 1) * words,
+			    sizeof(uint64_t));
+		if (!bits)
+			goto greedy;
+		r->bits = bits;
+		/* layer i: sums reachable with the first i items */
+		memset(bits, 0, layer_bytes);
+		bits[0] = 1;
+		for (size_t i = 0; i < n; i++) {
+			const uint64_t *src = bits + i * words;
+			uint64_t *dst = bits + (i + 1) * words;
+			unsigned s = r->cands[r->items[i]].nnodes;
+			size_t ws = s / 64, bs = s % 64;
+
+			memcpy(dst, src, layer_bytes);
+			for (size_t w = words; w-- > ws;) {
+				uint64_t v = src[w - ws] << bs;
+
+				if (bs && w > ws)
+					v |= src[w - ws - 1] >> (64 - bs);
+				dst[w] |= v;
+			}
+		}
+		for (t = cap + 1; t-- > 0;) {
+			const uint64_t *top = bits + n * words;
+
+			if ((top[t / 64] >> (t % 64) & 1) &&
+			    options_size_allowed(o, b + t))
+				break;
+		}
+		if (t == (unsigned)-1)
+			return 0;
+		best = b + t;
+		/* Walk back, keeping the later (preferred) items. */
+		for (size_t i = n; i-- > 0;) {
+			const uint64_t *prev = bits + i * words;
+			unsigned s = r->cands[r->items[i]].nnodes;
+
+			if (t >= s &&
+			    (prev[(t - s) / 64] >> ((t - s) % 64) & 1)) {
+				r->chosen[i] = true;
+				t -= s;
+			}
+		}
+		return best;
+	}
+greedy:
+	/* Too large to search: the preferred first, while allowed. */
+	sum = b;
+	best = options_size_allowed(o, b) ? b : 0;
+	for (size_t i = n; i-- > 0;) {
+		unsigned s = r->cands[r->items[i]].nnodes;
+
+		if (sum + s > limit)
+			continue;
+		sum += s;
+		r->chosen[i] = true;
+		if (options_size_allowed(o, sum))
+			best = sum;
+	}
+	if (best != sum) { /* drop what went past the last allowed size */
+		unsigned acc = b;
+
+		for (size_t i = n; i-- > 0;) {
+			if (!r->chosen[i])
+				continue;
+			if (acc >= best)
+				r->chosen[i] = false;
+			else
+				acc += r->cands[r->items[i]].nnodes;
+		}
+	}
+	return best;
+}
+
+static void describe(char *buf, size_t len, const struct group *g,
+		     const struct member *nw, size_t nn)
+{
+	size_t j = 0;
+	const char *sep = "";
+
+	buf[0] = '\0';
+	for (size_t i = 1; i < nn && j + 16 < len; i++) {
+		if (in_world(g, nw[i].job))
+			continue;
+		j += snprintf(buf + j, len - j, "%s+%u", sep, nw[i].job);
+		sep = " ";
+	}
+	for (size_t i = 1; i < g->nworld && j + 16 < len; i++) {
+		bool kept = false;
+
+		for (size_t k = 1; k < nn; k++)
+			kept |= nw[k].job == g->world[i].job;
+		if (kept)
+			continue;
+		j += snprintf(buf + j, len - j, "%s-%u", sep, g->world[i].job);
+		sep = " ";
+	}
+	if (nn && g->nworld && nw[0].nnodes != g->world[0].nnodes &&
+	    j + 32 < len)
+		snprintf(buf + j, len - j, "%sbase %u->%u nodes", sep,
+			 g->world[0].nnodes, nw[0].nnodes);
+}
+
+/* The event, in the old world's running jobs: their ranks checkpoint. */
+static int raise_world(struct reconcile *r, const struct group *g,
+		       const char *why, struct action_list *out)
+{
+	const struct elastic_opts *o = g->base->opts;
+	struct action *a;
+	size_t k = 0;
+
+	a = push(out, ACTION_RAISE, g->id,
+		 "group %u: raise %s in generation %" PRIu64 " (%u node%s)%s",
+		 g->id, parse_signal_name(o->signal) ?: "?", g->generation,
+		 g->world_nodes, g->world_nodes == 1 ? "" : "s", why);
+	if (!a)
+		return -1;
+	a->signal = o->signal;
+	a->jobs = malloc((g->nworld ? g->nworld : 1) * sizeof(*a->jobs));
+	if (!a->jobs) {
+		out->n--;
+		return -1;
+	}
+	for (size_t i = 0; i < g->nworld; i++) {
+		const struct job_view *j =
+		    r->snap ? snapshot_find(r->snap, g->world[i].job) : NULL;
+
+		if (j && j->phase == PHASE_RUNNING)
+			a->jobs[k++] = j->id;
+	}
+	a->njobs = k;
+	if (!k) { /* nobody to tell */
+		free(a->jobs);
+		out->n--;
+	}
+	return 0;
+}
+
+/* Is job a unit the pass matched to a slot (wanted, in the world or
+ * not)? */
+static bool matched(const struct reconcile *r, size_t nc, uint32_t job)
+{
+	for (size_t i = 0; i < nc; i++)
+		if (r->cands[i].job == job)
+			return r->cands[i].used;
+	return false;
+}
+
+/* Old members left out that still run and fit no slot: released after
+ * the grace (their ranks checkpoint first).  Preempted ones Slurm ends
+ * itself; those that fit a slot wait for a world that can use them. */
+static int release_left_out(struct reconcile *r, struct group *g,
+			    const struct member *nw, size_t nn, int64_t now)
+{
+	int64_t at = now + (int64_t)g->base->opts->grace * 1000;
+
+	for (size_t i = 1; i < g->nworld; i++) {
+		const struct job_view *j =
+		    snapshot_find(r->snap, g->world[i].job);
+		bool kept = false;
+
+		for (size_t k = 1; k < nn; k++)
+			kept |= nw[k].job == g->world[i].job;
+		if (kept || !j || !usable(j) || matched(r, r->ncands, j->id))
+			continue;
+		if (release_at(g, j->id, at) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * No allowed world is left (a preempted unit took the group below what
+ * the base and the rest can make): the ranks are told, the world ends,
+ * and a new one forms when units allow.
+ */
+static int lose_world(struct reconcile *r, struct group *g, int64_t now,
+		      enum event_cause cause, const char *why,
+		      struct action_list *out)
+{
+	if (raise_world(r, g, "", out) < 0 ||
+	    release_left_out(r, g, NULL, 0, now) < 0)
+		return -1;
+	g->generation++;
+	g->formed = false;
+	g->nworld = 0;
+	g->world_nodes = 0;
+	g->change_since = g->loss_since = 0;
+	g->last_change = now;
+	g->resizing_until = now + (int64_t)g->base->opts->grace * 1000;
+	r->dirty = true;
+	add_event(g, now, cause, why);
+	r->resizes[cause]++;
+	return push(out, ACTION_NOTE, g->id,
+		    "group %u: generation %" PRIu64 ": no world (%s)", g->id,
+		    g->generation, why)
+		   ? 0
+		   : -1;
+}
+
+/*
+ * Make nw (base first) the group's world: a new generation, the event
+ * raised in the old world's running jobs, old members that are left out
+ * released after the grace.
+ */
+static int apply_world(struct reconcile *r, struct group *g, int64_t now,
+		       const struct member *nw, size_t nn, unsigned nodes,
+		       enum event_cause cause, const char *why, bool raise,
+		       struct action_list *out)
+{
+	const struct elastic_opts *o = g->base->opts;
+	char detail[DETAIL_MAX], moved[DETAIL_MAX * 2];
+	struct member *w;
+	int64_t since = g->change_since ? g->change_since : now;
+
+	if (g->loss_since && g->loss_since < since)
+		since = g->loss_since;
+	describe(moved, sizeof(moved), g, nw, nn);
+	if (raise && g->formed && raise_world(r, g, "", out) < 0)
+		return -1;
+	if (release_left_out(r, g, nw, nn, now) < 0)
+		return -1;
+	w = realloc(g->world, (nn ? nn : 1) * sizeof(*w));
+	if (!w)
+		return -1;
+	memcpy(w, nw, nn * sizeof(*w));
+	g->world = w;
+	g->nworld = nn;
+	g->world_nodes = nodes;
+	g->generation++;
+	g->formed = true;
+	g->restored = false;
+	g->change_since = g->loss_since = 0;
+	g->noted &= ~(NOTE_WAIT_FAULT | NOTE_BELOW_MIN);
+	g->last_change = now;
+	if (raise)
+		g->resizing_until = now + (int64_t)o->grace * 1000;
+	r->dirty = true;
+	snprintf(detail, sizeof(detail), "%s%s%s", why, *moved ? ": " : "",
+		 moved);
+	add_event(g, now, cause, detail);
+	r->resizes[cause]++;
+	if (cause != CAUSE_START)
+		r->resize_seconds_sum += (double)(now - since) / 1000.0;
+	return push(out, ACTION_NOTE, g->id,
+		    "group %u: generation %" PRIu64 ": %u node%s (%s)", g->id,
+		    g->generation, nodes, nodes == 1 ? "" : "s", detail)
+		   ? 0
+		   : -1;
+}
+
+/* ------------------------------------------------------------ a group */
+
+static int submit(struct reconcile *r, struct group *g,
+		  const struct elastic_policy *p, int64_t now,
+		  enum unit_kind kind, unsigned size, uint32_t limit,
+		  struct action_list *out)
+{
+	const struct job_view *base = g->base;
+	const struct policy_list *parts = kind == UNIT_ONDEMAND
+					      ? &p->ondemand_partitions
+					      : &p->preemptible_partitions;
+	const char *qos =
+	    kind == UNIT_ONDEMAND ? p->ondemand_qos : p->preemptible_qos;
+	struct expect *e;
+	struct action *a;
+
+	e = grow(g->expect, &g->capexpect, g->nexpect + 1, sizeof(*e));
+	if (!e)
+		return -1;
+	g->expect = e;
+	a = push(out, ACTION_SUBMIT, g->id,
+		 "group %u: submit %s unit of %u node%s to %s", g->id,
+		 model_kind_name(kind), size, size == 1 ? "" : "s",
+		 parts->name[0]);
+	if (!a)
+		return -1;
+	a->token = ++g->next_token;
+	a->unit.tag = (struct unit_tag){ g->id, kind, size };
+	snprintf(a->unit.partition, sizeof(a->unit.partition), "%s",
+		 parts->name[0]);
+	snprintf(a->unit.qos, sizeof(a->unit.qos), "%s", qos);
+	a->unit.time_limit = limit;
+	a->unit.uid = base->uid;
+	a->unit.gid = base->gid;
+	a->unit.signal = base->opts->signal;
+	a->unit.grace = base->opts->grace;
+	a->unit.account = base->account;
+	a->unit.tres_per_node = base->tres_per_node;
+	a->unit.features = base->features;
+	g->expect[g->nexpect++] =
+	    (struct expect){ a->token, 0, kind, size, now };
+	return 0;
+}
+
+/* Is on-demand allowed for this group's owner by the policy now? */
+static bool ondemand_permitted(const struct elastic_policy *p,
+			       const struct job_view *base)
+{
+	if (!p->ondemand_allowed || !p->ondemand_partitions.n ||
+	    base->opts->ondemand == ELASTIC_ONDEMAND_NEVER)
+		return false;
+	if (!p->ondemand_users.n && !p->ondemand_accounts.n)
+		return true;
+	return (base->user &&
+		policy_list_has(&p->ondemand_users, base->user)) ||
+	       (base->account &&
+		policy_list_has(&p->ondemand_accounts, base->account));
+}
+
+/* For a slot: a member of the world, then a job Slurm shows (before a
+ * submission not seen yet), then the oldest. */
+static bool better(const struct cand *c, const struct cand *best)
+{
+	if (c->in_world != best->in_world)
+		return c->in_world;
+	if (!c->j != !best->j)
+		return c->j != NULL;
+	return c->job < best->job;
+}
+
+/* Pick the best unassigned candidate for a slot. */
+static int pick(struct reconcile *r, size_t nc, unsigned size,
+		enum unit_kind kind, bool running)
+{
+	int best = -1;
+
+	for (size_t i = 0; i < nc; i++) {
+		const struct cand *c = &r->cands[i];
+
+		if (c->used || c->kind != kind || c->running != running ||
+		    c->nnodes != size)
+			continue;
+		if (best < 0 || better(c, &r->cands[best]))
+			best = (int)i;
+	}
+	if (best >= 0)
+		r->cands[best].used = true;
+	return best;
+}
+
+/* Units are ordered least preferred first (see choose_world()). */
+static int item_class(const struct cand *c)
+{
+	return (c->kind == UNIT_PREEMPTIBLE) * 2 + c->in_world;
+}
+
+static int by_preference(const void *a, const void *b, void *arg)
+{
+	const struct reconcile *r = arg;
+	const struct cand *x = &r->cands[*(const int *)a];
+	const struct cand *y = &r->cands[*(const int *)b];
+	int cx = item_class(x), cy = item_class(y);
+
+	if (cx != cy)
+		return cx - cy;
+	return (x->job < y->job) - (x->job > y->job); /* older later */
+}
+
+/* The base runs: keep its group between min and its target. */
+static int step_running(struct reconcile *r, struct group *g,
+			const struct elastic_policy *p, int64_t now, bool adopt,
+			struct action_list *out)
+{
+	const struct job_view *base = g->base;
+	const struct elastic_opts *o = base->opts;
+	struct elastic_submitter who = { base->user, base->account };
+	const char *cap_key;
+	unsigned cap = options_node_cap(p, &who, &cap_key);
+	unsigned b = base->nnodes, target, nodes, limit;
+	size_t nslots, nc = 0, nitems = 0, frontier, nn = 0;
+	bool discrete = o->nsizes > 0, preempted = false, failed = false;
+	bool same = true;
+	uint32_t time_limit = 0;
+	bool can_submit;
+	char lost[DETAIL_MAX] = "";
+	size_t lj = 0;
+
+	nslots = ladder(o, cap, b, r->slots, &target);
+	for (size_t i = 0; i < nslots; i++)
+		r->slots[i].p_run = r->slots[i].p_pend = r->slots[i].od_run =
+		    r->slots[i].od_pend = -1;
+
+	/* Candidates: live units not being released, and submissions
+	 * not seen yet. */
+	{
+		struct cand *c = grow(r->cands, &r->capcands,
+				      g->nunits + g->nexpect + 1, sizeof(*c));
+
+		if (!c)
+			return -1;
+		r->cands = c;
+	}
+	for (size_t i = 0; i < g->nunits; i++) {
+		const struct job_view *u = g->units[i];
+
+		if (!live(u) || (u->phase == PHASE_RUNNING && u->preempted) ||
+		    released(g, u->id))
+			continue;
+		r->cands[nc++] = (struct cand){
+			u->id,	   u->unit.nodes,      u->unit.kind,
+			usable(u), in_world(g, u->id), false,
+			u,
+		};
+		if (usable(u))
+			r->cands[nc - 1].nnodes = u->nnodes;
+	}
+	{
+		size_t w = 0;
+
+		for (size_t i = 0; i < g->nexpect; i++) {
+			struct expect *e = &g->expect[i];
+			const struct job_view *j =
+			    e->job ? snapshot_find(r->snap, e->job) : NULL;
+
+			if (j ||
+			    now - e->at > (int64_t)r->cfg.expect_timeout_ms)
+				continue; /* seen (a unit now) or lost */
+			g->expect[w++] = *e;
+			r->cands[nc++] = (struct cand){
+				e->job, e->nnodes, e->kind, false,
+				false,	false,	   NULL,
+			};
+		}
+		g->nexpect = w;
+	}
+
+	r->ncands = nc;
+
+	/* Match units to slots: preemptible first, running before pending;
+	 * then on-demand units where no preemptible one runs. */
+	for (size_t i = 0; i < nslots; i++) {
+		struct slot *s = &r->slots[i];
+
+		s->p_run = pick(r, nc, s->size, UNIT_PREEMPTIBLE, true);
+		if (s->p_run < 0)
+			s->p_pend =
+			    pick(r, nc, s->size, UNIT_PREEMPTIBLE, false);
+	}
+	for (size_t i = 0; i < nslots; i++) {
+		struct slot *s = &r->slots[i];
+
+		if (s->p_run >= 0)
+			continue;
+		s->od_run = pick(r, nc, s->size, UNIT_ONDEMAND, true);
+		if (s->od_run < 0)
+			s->od_pend = pick(r, nc, s->size, UNIT_ONDEMAND, false);
+	}
+	for (frontier = 0; frontier < nslots; frontier++)
+		if (r->slots[frontier].p_run < 0 &&
+		    r->slots[frontier].od_run < 0)
+			break;
+
+	/* Units that fit no slot: released, now unless they are in the
+	 * world (then at its next change). */
+	for (size_t i = 0; i < nc; i++) {
+		const struct cand *c = &r->cands[i];
+
+		if (c->used || !c->j || c->in_world)
+			continue;
+		if (release_at(g, c->job, now) < 0)
+			return -1;
+	}
+
+	/*
+	 * Preempted units: Slurm ends them at the end of its GraceTime (and
+	 * KillWait), but their ranks need only --elastic-grace to
+	 * checkpoint; cancelling them then lets the preemptor start sooner.
+	 * One that was in no world has no ranks: at once.
+	 */
+	for (size_t i = 0; i < g->nunits; i++) {
+		const struct job_view *u = g->units[i];
+
+		if (u->phase != PHASE_RUNNING || !u->preempted ||
+		    released(g, u->id))
+			continue;
+		if (release_at(g, u->id,
+			       in_world(g, u->id)
+				   ? now + (int64_t)o->grace * 1000
+				   : now) < 0)
+			return -1;
+	}
+
+	/* Losses: members of the world that are no longer usable. */
+	if (g->formed) {
+		if (b < g->world[0].nnodes) {
+			failed = true;
+			lj += snprintf(lost + lj, sizeof(lost) - lj,
+				       "base lost %u node%s",
+				       g->world[0].nnodes - b,
+				       g->world[0].nnodes - b == 1 ? "" : "s");
+		}
+		for (size_t i = 1; i < g->nworld; i++) {
+			const struct job_view *j =
+			    snapshot_find(r->snap, g->world[i].job);
+
+			if (j && usable(j))
+				continue;
+			if (j && (j->preempted || j->end == END_PREEMPTED))
+				preempted = true;
+			else
+				failed = true;
+			if (lj + 40 < sizeof(lost))
+				lj += snprintf(lost + lj, sizeof(lost) - lj,
+					       "%sunit %u %s", lj ? ", " : "",
+					       g->world[i].job, end_words(j));
+		}
+	}
+
+	/* Requests. */
+	if (base->time_limit) {
+		int64_t left = (int64_t)base->end_time - now / 1000;
+
+		time_limit = left > 0 ? (uint32_t)(left / 60) : 0;
+		can_submit = left >= (int64_t)r->cfg.min_unit_seconds;
+		if (!can_submit && !(g->noted & NOTE_NO_TIME)) {
+			g->noted |= NOTE_NO_TIME;
+			if (!push(out, ACTION_NOTE, g->id,
+				  "group %u: base has less than %u s left: "
+				  "no more units",
+				  g->id, r->cfg.min_unit_seconds))
+				return -1;
+		}
+	} else {
+		can_submit = true;
+	}
+	if (nslots && !p->preemptible_partitions.n) {
+		can_submit = false;
+		if (!(g->noted & NOTE_NO_PARTITION)) {
+			g->noted |= NOTE_NO_PARTITION;
+			if (!push(out, ACTION_NOTE, g->id,
+				  "group %u: no PreemptiblePartitions in "
+				  "elastic.conf: no units",
+				  g->id))
+				return -1;
+		}
+	}
+	if (now < g->submit_after)
+		can_submit = false;
+	if (can_submit) {
+		/* Preemptible units for every slot lacking one (with
+		 * --elastic-sizes only up to the first slot not held). */
+		for (size_t i = 0; i < nslots; i++) {
+			struct slot *s = &r->slots[i];
+
+			if (discrete && i > frontier)
+				break;
+			if (s->p_run >= 0 || s->p_pend >= 0)
+				continue;
+			if (submit(r, g, p, now, UNIT_PREEMPTIBLE, s->size,
+				   time_limit, out) < 0)
+				return -1;
+			s->p_pend = (int)nc; /* a placeholder: not a cand */
+		}
+	}
+	/* On-demand when the preemptible units did not bring the group to
+	 * the threshold within the scale delay. */
+	if (ondemand_permitted(p, base)) {
+		unsigned threshold =
+		    base->opts->ondemand == ELASTIC_ONDEMAND_ALWAYS ? target
+								    : o->min;
+		unsigned have = b;
+
+		for (size_t i = 0; i < nslots; i++) {
+			const struct slot *s = &r->slots[i];
+
+			if (s->p_run >= 0 || s->od_run >= 0 || s->od_pend >= 0)
+				have += s->size;
+		}
+		if (have >= threshold) {
+			g->shortfall_since = 0;
+		} else if (!g->shortfall_since) {
+			g->shortfall_since = now;
+		}
+		if (g->shortfall_since && can_submit &&
+		    now - g->shortfall_since >=
+			(int64_t)o->scale_delay * 1000) {
+			for (size_t i = 0; i < nslots && have < threshold;
+			     i++) {
+				struct slot *s = &r->slots[i];
+
+				if (discrete && i > frontier)
+					break;
+				if (s->p_run >= 0 || s->od_run >= 0 ||
+				    s->od_pend >= 0)
+					continue;
+				if (submit(r, g, p, now, UNIT_ONDEMAND, s->size,
+					   time_limit, out) < 0)
+					return -1;
+				have += s->size;
+			}
+			g->shortfall_since = 0;
+		}
+	} else {
+		g->shortfall_since = 0;
+	}
+
+	/* The best world from what runs now. */
+	for (size_t i = 0; i < nslots; i++) {
+		const struct slot *s = &r->slots[i];
+		int c = s->p_run >= 0 ? s->p_run : s->od_run;
+
+		if (c >= 0)
+			r->items[nitems++] = c;
+	}
+	qsort_r(r->items, nitems, sizeof(*r->items), by_preference, r);
+	limit = target > g->world_nodes ? target : g->world_nodes;
+	nodes = choose_world(r, o, b, limit, nitems);
+	if (nodes) {
+		r->nworld[nn++] = (struct member){ g->id, b, MEMBER_BASE };
+		for (size_t i = 0; i < nitems; i++) {
+			const struct cand *c = &r->cands[r->items[i]];
+
+			if (!r->chosen[i])
+				continue;
+			r->nworld[nn++] = (struct member){
+				c->job,
+				c->nnodes,
+				c->kind == UNIT_ONDEMAND ? MEMBER_ONDEMAND
+							 : MEMBER_PREEMPTIBLE,
+			};
+		}
+		same = g->formed && nn == g->nworld && g->world[0].nnodes == b;
+		for (size_t i = 1; same && i < nn; i++)
+			same = in_world(g, r->nworld[i].job);
+	}
+
+	if (!g->formed) {
+		bool complete = nodes && nodes >= target;
+
+		if (nodes && adopt) {
+			/* elasticd restarted: what runs is the world. */
+			if (apply_world(r, g, now, r->nworld, nn, nodes,
+					CAUSE_START,
+					"rebuilt after elasticd restarted",
+					false, out) < 0)
+				return -1;
+		} else if (nodes && (complete ||
+				     now - (int64_t)base->start_time * 1000 >=
+					 (int64_t)o->scale_delay * 1000)) {
+			if (apply_world(
+				r, g, now, r->nworld, nn, nodes, CAUSE_START,
+				g->generation ? "world formed" : "first world",
+				false, out) < 0)
+				return -1;
+		}
+	} else if (preempted) {
+		if (nodes ? apply_world(r, g, now, r->nworld, nn, nodes,
+					CAUSE_PREEMPT, lost, true, out)
+			  : lose_world(r, g, now, CAUSE_PREEMPT, lost, out))
+			return -1;
+	} else if (failed) {
+		if (!g->loss_since) {
+			g->loss_since = now;
+			if (!push(out, ACTION_NOTE, g->id,
+				  "group %u: %s: waiting up to %u s for a "
+				  "replacement",
+				  g->id, lost, o->fault_timeout))
+				return -1;
+		}
+		if (nodes && nodes >= g->world_nodes) {
+			if (apply_world(r, g, now, r->nworld, nn, nodes,
+					CAUSE_FAIL, "replaced", true, out) < 0)
+				return -1;
+		} else if (now - g->loss_since >=
+			   (int64_t)o->fault_timeout * 1000) {
+			if (nodes) {
+				char why[DETAIL_MAX];
+
+				snprintf(why, sizeof(why),
+					 "%s; no replacement within %u s", lost,
+					 o->fault_timeout);
+				if (apply_world(r, g, now, r->nworld, nn, nodes,
+						CAUSE_FAIL, why, true, out) < 0)
+					return -1;
+			} else if (!nodes && !(g->noted & NOTE_BELOW_MIN)) {
+				g->noted |= NOTE_BELOW_MIN;
+				if (!push(out, ACTION_NOTE, g->id,
+					  "group %u: below --elastic-min=%u: "
+					  "waiting for units",
+					  g->id, o->min))
+					return -1;
+			}
+		}
+	} else if (nodes && !same) {
+		bool od_in = false, od_out = false;
+
+		for (size_t i = 1; i < nn; i++)
+			od_in |= r->nworld[i].kind == MEMBER_ONDEMAND &&
+				 !in_world(g, r->nworld[i].job);
+		for (size_t i = 1; i < g->nworld; i++) {
+			bool kept = false;
+
+			for (size_t k = 1; k < nn; k++)
+				kept |= r->nworld[k].job == g->world[i].job;
+			od_out |= !kept && g->world[i].kind == MEMBER_ONDEMAND;
+		}
+		if (!g->change_since)
+			g->change_since = now;
+		if (now - g->change_since >= (int64_t)o->scale_delay * 1000) {
+			enum event_cause cause =
+			    nodes > g->world_nodes
+				? (od_in ? CAUSE_ONDEMAND : CAUSE_GROW)
+			    : od_out ? CAUSE_RETURN
+				     : CAUSE_GROW;
+			const char *why = nodes < g->world_nodes
+					      ? "policy lowered the cap"
+					  : cause == CAUSE_ONDEMAND
+					      ? "on-demand units started"
+					  : cause == CAUSE_RETURN
+					      ? "back to preemptible units"
+					      : "units started";
+
+			if (apply_world(r, g, now, r->nworld, nn, nodes, cause,
+					why, true, out) < 0)
+				return -1;
+		}
+	} else {
+		g->change_since = 0;
+	}
+
+	if (!g->formed)
+		g->state =
+		    b < o->min && !nodes ? GROUP_DEGRADED : GROUP_STARTING;
+	else if (g->loss_since)
+		g->state = GROUP_DEGRADED;
+	else if (g->change_since || now < g->resizing_until)
+		g->state = GROUP_RESIZING;
+	else
+		g->state = GROUP_RUNNING;
+	return send_releases(r, g, now, out);
+}
+
+/* The base is pending or has ended: its units go. */
+static int step_stopped(struct reconcile *r, struct group *g, int64_t now,
+			struct action_list *out)
+{
+	const struct job_view *base = g->base;
+	bool ended = !base || !live(base);
+
+	for (size_t i = 0; i < g->nunits; i++)
+		if (live(g->units[i]) &&
+		    release_at(g, g->units[i]->id, now) < 0)
+			return -1;
+	if (ended && !g->end_noted) {
+		g->end_noted = true;
+		add_event(g, now, CAUSE_END, base ? end_words(base) : "gone");
+		r->resizes[CAUSE_END]++;
+		if (!push(out, ACTION_NOTE, g->id,
+			  "group %u: base %s: releasing its units", g->id,
+			  base ? end_words(base) : "gone"))
+			return -1;
+	}
+	if (g->formed) {
+		/* Requeued or ended: the world is over; a requeued base
+		 * starts a new one above the same generation. */
+		g->formed = false;
+		g->nworld = 0;
+		g->world_nodes = 0;
+		r->dirty = true;
+	}
+	g->change_since = g->loss_since = g->shortfall_since = 0;
+	g->state = ended ? GROUP_COMPLETING : GROUP_PENDING;
+	return send_releases(r, g, now, out);
+}
+
+/* ------------------------------------------------------------ a pass */
+
+/*
+ * A group found running at startup with no saved state: its generation
+ * must exceed any an earlier elasticd gave it.  No group changes more
+ * than once per pass, passes are 100 ms apart or more, so ms since its
+ * base started / 50 + 3 is above them all.
+ */
+static void adopt_generation(struct group *g, int64_t now)
+{
+	int64_t start = (int64_t)g->base->start_time * 1000;
+	int64_t gen = now > start ? (now - start) / ADOPT_MS_PER_GEN + 3 : 3;
+
+	if ((uint64_t)gen > g->generation)
+		g->generation = (uint64_t)gen - 1; /* apply_world adds 1 */
+}
+
+static int orphan(struct reconcile *r, const struct job_view *u, int64_t now,
+		  const char *why, struct action_list *out)
+{
+	struct release *rel = NULL;
+
+	for (size_t i = 0; i < r->norphans; i++)
+		if (r->orphans[i].job == u->id)
+			rel = &r->orphans[i];
+	if (rel && now - rel->sent < (int64_t)r->cfg.cancel_retry_ms)
+		return 0;
+	if (!rel) {
+		struct release *o = grow(r->orphans, &r->caporphans,
+					 r->norphans + 1, sizeof(*o));
+
+		if (!o)
+			return -1;
+		r->orphans = o;
+		rel = &r->orphans[r->norphans++];
+		rel->job = u->id;
+		r->units_cancelled++;
+	}
+	rel->at = rel->sent = now;
+	if (!push(out, ACTION_CANCEL, 0, "unit %u of group %u: %s: cancel",
+		  u->id, u->unit.group, why))
+		return -1;
+	out->a[out->n - 1].job = u->id;
+	return 0;
+}
+
+static int add_unit(struct group *g, const struct job_view *u)
+{
+	const struct job_view **a =
+	    grow(g->units, &g->capunits, g->nunits + 1, sizeof(*a));
+
+	if (!a)
+		return -1;
+	g->units = a;
+	g->units[g->nunits++] = u;
+	return 0;
+}
+
+int reconcile_pass(struct reconcile *r, const struct snapshot *s,
+		   const struct elastic_policy *p, int64_t now,
+		   struct action_list *out, elastic_error_t *err)
+{
+	size_t n = snapshot_count(s);
+	bool first = r->pass == 0;
+
+	action_list_clear(out);
+	r->pass++;
+	r->snap = s;
+
+	/* Bases: a group for each pending or running one. */
+	for (size_t i = 0; i < n; i++) {
+		const struct job_view *j = snapshot_job(s, i);
+		struct group *g;
+
+		if (j->role != ROLE_BASE || !j->opts)
+			continue;
+		g = find(r, j->id);
+		if (!g && !live(j))
+			continue;
+		if (!g && !(g = add_group(r, j->id)))
+			goto oom;
+		g->pass = r->pass;
+		g->base = j;
+		g->nunits = 0;
+		g->uid = j->uid;
+		snprintf(g->user, sizeof(g->user), "%s",
+			 j->user ? j->user : "");
+		snprintf(g->account, sizeof(g->account), "%s",
+			 j->account ? j->account : "");
+		g->min = j->opts->min;
+		g->max = j->opts->max;
+	}
+	/* Units: to their group, or cancelled as orphans. */
+	{
+		size_t w = 0;
+
+		for (size_t i = 0; i < r->norphans; i++) {
+			const struct job_view *j =
+			    snapshot_find(s, r->orphans[i].job);
+
+			if (j && live(j))
+				r->orphans[w++] = r->orphans[i];
+		}
+		r->norphans = w;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct job_view *u = snapshot_job(s, i);
+		struct group *g;
+
+		if (u->role != ROLE_UNIT)
+			continue;
+		g = find(r, u->unit.group);
+		if (g && g->pass != r->pass) {
+			g->pass = r->pass; /* base gone from slurmctld */
+			g->base = NULL;
+			g->nunits = 0;
+		}
+		if (g && g->base && g->base->uid != u->uid) {
+			if (live(u) &&
+			    orphan(r, u, now, "owner differs from its base's",
+				   out) < 0)
+				goto oom;
+			continue;
+		}
+		if (g) {
+			if (add_unit(g, u) < 0)
+				goto oom;
+		} else if (live(u) &&
+			   orphan(r, u, now, "its base is not running", out) <
+			       0) {
+			goto oom;
+		}
+	}
+	/* Each group. */
+	for (size_t bi = 0; bi < r->nbuckets; bi++) {
+		struct group *g = r->buckets[bi], *next;
+
+		for (; g; g = next) {
+			bool any_live = false;
+
+			next = g->next;
+			if (g->pass != r->pass) {
+				g->base = NULL;
+				g->nunits = 0;
+			}
+			if (g->base && g->base->phase == PHASE_RUNNING) {
+				bool adopt = first && !g->formed;
+
+				if (adopt && !g->restored)
+					adopt_generation(g, now);
+				if (step_running(r, g, p, now, adopt, out) < 0)
+					goto oom;
+				continue;
+			}
+			if (step_stopped(r, g, now, out) < 0)
+				goto oom;
+			for (size_t i = 0; i < g->nunits; i++)
+				any_live |= live(g->units[i]);
+			if (!any_live && (!g->base || !live(g->base)))
+				drop_group(r, g);
+		}
+	}
+	return 0;
+oom:
+	return elastic_errorf(err, "reconcile: out of memory");
+}
+
+void reconcile_submitted(struct reconcile *r, uint32_t group, uint32_t token,
+			 uint32_t job_id, int64_t now)
+{
+	struct group *g = find(r, group);
+
+	if (!g)
+		return;
+	for (size_t i = 0; i < g->nexpect; i++) {
+		if (g->expect[i].token != token)
+			continue;
+		if (job_id) {
+			g->expect[i].job = job_id;
+			g->submit_failures = 0;
+			r->units_submitted++;
+		} else {
+			unsigned f =
+			    g->submit_failures < 16 ? g->submit_failures : 16;
+			int64_t wait = (int64_t)SUBMIT_BACKOFF_MS << f;
+
+			g->expect[i] = g->expect[--g->nexpect];
+			g->submit_failures++;
+			g->submit_after = now + (wait < SUBMIT_BACKOFF_MAX
+						     ? wait
+						     : SUBMIT_BACKOFF_MAX);
+		}
+		return;
+	}
+}
+
+int reconcile_raise_request(struct reconcile *r, uint32_t group,
+			    struct action_list *out)
+{
+	struct group *g = find(r, group);
+
+	if (!g || !g->formed || !g->base || g->base->phase != PHASE_RUNNING)
+		return -1;
+	return raise_world(r, g, " (asked through the API)", out);
+}
+
+int reconcile_group_status(const struct reconcile *r, uint32_t group,
+			   struct reconcile_group_status *ret, uint32_t *world,
+			   size_t max)
+{
+	const struct group *g = find(r, group);
+
+	if (!g)
+		return -1;
+	ret->state = g->state;
+	ret->generation = g->generation;
+	ret->world_nodes = g->formed ? g->world_nodes : 0;
+	ret->nworld = g->formed ? g->nworld : 0;
+	for (size_t i = 0; i < ret->nworld && i < max; i++)
+		world[i] = g->world[i].job;
+	return 0;
+}
+
+/* ------------------------------------------------------------ view */
+
+static char *dup_or_null(const char *s)
+{
+	return s && *s ? strdup(s) : NULL;
+}
+
+static int view_group(const struct reconcile *r, const struct group *g,
+		      struct group_info *gi, struct elasticd_view *v,
+		      int64_t now)
+{
+	size_t nm = 0;
+
+	gi->base_job_id = g->id;
+	gi->user_id = g->uid;
+	gi->user = dup_or_null(g->user);
+	gi->account = dup_or_null(g->account);
+	gi->state = g->state;
+	gi->min = g->min;
+	gi->max = g->max;
+	gi->generation = g->generation;
+	gi->world_nodes = g->formed ? g->world_nodes : 0;
+	if (g->base && g->base->phase == PHASE_RUNNING && g->base->nodes[0]) {
+		gi->master_addr = model_first_host(g->base->nodes);
+		if (!gi->master_addr)
+			return -1;
+	}
+	gi->members = calloc(g->nunits + 1, sizeof(*gi->members));
+	if (!gi->members)
+		return -1;
+	if (g->base && live(g->base)) {
+		struct member_info *m = &gi->members[nm++];
+		bool running = g->base->phase == PHASE_RUNNING;
+
+		m->job_id = g->id;
+		m->kind = MEMBER_BASE;
+		m->state = running ? MEMBER_RUNNING : MEMBER_PENDING;
+		m->nnodes = g->base->nnodes;
+		m->in_world = g->formed;
+		if (running) {
+			v->nodes_base += g->base->nnodes;
+			if (g->base->nodes[0] &&
+			    !(m->nodes = strdup(g->base->nodes)))
+				return -1;
+		}
+	}
+	for (size_t i = 0; i < g->nunits; i++) {
+		const struct job_view *u = g->units[i];
+		const struct release *rel = released(g, u->id);
+		struct member_info *m;
+
+		if (!live(u))
+			continue;
+		m = &gi->members[nm++];
+		m->job_id = u->id;
+		m->kind = u->unit.kind == UNIT_ONDEMAND ? MEMBER_ONDEMAND
+							: MEMBER_PREEMPTIBLE;
+		m->nnodes = u->nnodes;
+		m->in_world = g->formed && in_world(g, u->id);
+		if (u->phase == PHASE_PENDING)
+			m->state = MEMBER_PENDING;
+		else if (u->preempted)
+			m->state = MEMBER_PREEMPTED;
+		else if (rel && (rel->sent || rel->at > now))
+			m->state = MEMBER_RELEASING;
+		else
+			m->state = MEMBER_RUNNING;
+		if (u->phase == PHASE_RUNNING) {
+			if (m->kind == MEMBER_ONDEMAND)
+				v->nodes_ondemand += u->nnodes;
+			else
+				v->nodes_preemptible += u->nnodes;
+			if (u->nodes[0] && !(m->nodes = strdup(u->nodes)))
+				return -1;
+		}
+	}
+	gi->nmembers = nm;
+	gi->events = calloc(g->nevents ? g->nevents : 1, sizeof(*gi->events));
+	if (!gi->events)
+		return -1;
+	for (size_t i = 0; i < g->nevents; i++) {
+		const struct event *e =
+		    &g->events[(g->event_head + i) % GROUP_MAX_EVENTS];
+		struct event_info *ei = &gi->events[i];
+
+		ei->time.tv_sec = (time_t)(e->at / 1000);
+		ei->time.tv_nsec = (long)(e->at % 1000) * 1000000;
+		ei->cause = e->cause;
+		ei->generation = e->generation;
+		ei->world_nodes = e->nodes;
+		gi->nevents = i + 1;
+		if (e->detail[0] && !(ei->detail = strdup(e->detail)))
+			return -1;
+	}
+	return 0;
+}
+
+static int by_group_id(const void *a, const void *b)
+{
+	const struct group_info *x = a, *y = b;
+
+	return (x->base_job_id > y->base_job_id) -
+	       (x->base_job_id < y->base_job_id);
+}
+
+struct elasticd_view *reconcile_view(const struct reconcile *r,
+				     const struct snapshot *s, int64_t now)
+{
+	struct elasticd_view *v = calloc(1, sizeof(*v));
+	size_t k = 0;
+
+	if (!v)
+		return NULL;
+	v->published.tv_sec = (time_t)(now / 1000);
+	v->published.tv_nsec = (long)(now % 1000) * 1000000;
+	v->groups = calloc(r->ngroups ? r->ngroups : 1, sizeof(*v->groups));
+	if (!v->groups)
+		goto fail;
+	for (size_t bi = 0; bi < r->nbuckets; bi++)
+		for (const struct group *g = r->buckets[bi]; g; g = g->next) {
+			v->ngroups = k + 1;
+			if (view_group(r, g, &v->groups[k++], v, now) < 0)
+				goto fail;
+		}
+	qsort(v->groups, v->ngroups, sizeof(*v->groups), by_group_id);
+	memcpy(v->metrics.resizes, r->resizes, sizeof(r->resizes));
+	v->metrics.resize_seconds_sum = r->resize_seconds_sum;
+	v->metrics.units_submitted = r->units_submitted;
+	v->metrics.units_cancelled = r->units_cancelled;
+	return v;
+fail:
+	view_free(v);
+	return NULL;
+}
+
+/* ------------------------------------------------------------ state */
+
+bool reconcile_dirty(const struct reconcile *r)
+{
+	return r->dirty;
+}
+
+int reconcile_state_format(struct reconcile *r, char **ret,
+			   elastic_error_t *err)
+{
+	size_t cap = 256, len = 0;
+	char *buf = malloc(cap);
+
+	if (!buf)
+		return elastic_errorf(err, "out of memory");
+	len = (size_t)snprintf(buf, cap, "elasticd-state v1\n");
+	for (size_t bi = 0; bi < r->nbuckets; bi++)
+		for (const struct group *g = r->buckets[bi]; g; g = g->next) {
+			size_t need = 64 + g->nworld * 24;
+
+			if (len + need > cap) {
+				char *b2;
+
+				while (len + need > cap)
+					cap *= 2;
+				b2 = realloc(buf, cap);
+				if (!b2) {
+					free(buf);
+					return elastic_errorf(err,
+							      "out of memory");
+				}
+				buf = b2;
+			}
+			len += (size_t)snprintf(buf + len, cap - len,
+						"group %u gen %" PRIu64, g->id,
+						g->generation);
+			if (g->formed && g->nworld) {
+				for (size_t i = 0; i < g->nworld; i++)
+					len += (size_t)snprintf(
+					    buf + len, cap - len, "%s%u:%u:%c",
+					    i ? "," : " world ",
+					    g->world[i].job, g->world[i].nnodes,
+					    "bpo"[g->world[i].kind]);
+			}
+			buf[len++] = '\n';
+			buf[len] = '\0';
+		}
+	r->dirty = false;
+	*ret = buf;
+	return 0;
+}
+
+static int parse_member(char *s, struct member *m)
+{
+	unsigned long job, nodes;
+	char *c1 = strchr(s, ':'), *c2;
+
+	if (!c1)
+		return -1;
+	*c1++ = '\0';
+	c2 = strchr(c1, ':');
+	if (!c2 || c2[1] == '\0' || c2[2] != '\0' || !strchr("bpo", c2[1]))
+		return -1;
+	*c2++ = '\0';
+	if (parse_uint(s, 1, UINT32_MAX, &job) != PARSE_OK ||
+	    parse_uint(c1, 1, ELASTIC_NODES_LIMIT, &nodes) != PARSE_OK)
+		return -1;
+	m->job = job;
+	m->nnodes = nodes;
+	m->kind = *c2 == 'b'   ? MEMBER_BASE
+		  : *c2 == 'p' ? MEMBER_PREEMPTIBLE
+			       : MEMBER_ONDEMAND;
+	return 0;
+}
+
+static int load_line(struct reconcile *r, char *line, int lineno,
+		     elastic_error_t *err)
+{
+	char *save = NULL;
+	char *w[6];
+	int nw = 0;
+	unsigned long id;
+	uint64_t gen;
+	char *end;
+	struct group *g;
+
+	for (char *t = strtok_r(line, " ", &save); t;
+	     t = strtok_r(NULL, " ", &save)) {
+		if (nw == 6)
+			goto bad;
+		w[nw++] = t;
+	}
+	if (nw == 0)
+		return 0;
+	if ((nw != 4 && nw != 6) || strcmp(w[0], "group") ||
+	    strcmp(w[2], "gen") ||
+	    parse_uint(w[1], 1, UINT32_MAX, &id) != PARSE_OK)
+		goto bad;
+	if (!*w[3] || *w[3] == '-' || *w[3] == '+')
+		goto bad;
+	gen = strtoull(w[3], &end, 10);
+	if (*end)
+		goto bad;
+	if (find(r, id))
+		goto bad;
+	if (r->ngroups >= MODEL_MAX_JOBS)
+		return elastic_errorf(err, "state: too many groups");
+	if (!(g = add_group(r, id)))
+		return elastic_errorf(err, "out of memory");
+	g->generation = gen;
+	if (nw == 6) {
+		char *msave = NULL;
+		size_t n = 0;
+
+		if (strcmp(w[4], "world"))
+			goto bad;
+		g->world = calloc(GROUP_MAX_SLOTS + 1, sizeof(*g->world));
+		if (!g->world)
+			return elastic_errorf(err, "out of memory");
+		for (char *t = strtok_r(w[5], ",", &msave); t;
+		     t = strtok_r(NULL, ",", &msave)) {
+			if (n == GROUP_MAX_SLOTS + 1 ||
+			    parse_member(t, &g->world[n]) < 0)
+				goto bad;
+			n++;
+		}
+		if (!n || g->world[0].kind != MEMBER_BASE ||
+		    g->world[0].job != id)
+			goto bad;
+		g->nworld = n;
+		for (size_t i = 0; i < n; i++)
+			g->world_nodes += g->world[i].nnodes;
+		g->formed = true;
+		g->restored = true;
+	}
+	return 0;
+bad:
+	return elastic_errorf(err, "state line %d: malformed", lineno);
+}
+
+int reconcile_state_load(struct reconcile *r, const char *text,
+			 elastic_error_t *err)
+{
+	const char *s = text;
+	int lineno = 0;
+
+	if (r->pass)
+		return elastic_errorf(err, "state: load before the first pass");
+	if (strncmp(text, "elasticd-state v1\n", 18))
+		return elastic_errorf(err, "state: not an elasticd state file");
+	while (*s) {
+		const char *nl = strchr(s, '\n');
+		size_t len = nl ? (size_t)(nl - s) : strlen(s);
+		char *line;
+		int rc;
+
+		lineno++;
+		if (lineno == 1) {
+			s += len + (nl ? 1 : 0);
+			continue;
+		}
+		if (len > STATE_MAX_LINE)
+			return elastic_errorf(err, "state line %d: too long",
+					      lineno);
+		line = strndup(s, len);
+		if (!line)
+			return elastic_errorf(err, "out of memory");
+		rc = load_line(r, line, lineno, err);
+		free(line);
+		if (rc < 0)
+			return -1;
+		s += len + (nl ? 1 : 0);
+	}
+	return 0;
+}

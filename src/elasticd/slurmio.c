@@ -1,0 +1,311 @@
+#include "config.h"
+
+#include <errno.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <slurm/slurm.h>
+#include <slurm/slurm_errno.h>
+
+#include "elastic-event/raise.h"
+#include "slurmio.h"
+
+#define UID_CACHE 1024 /* owners remembered; cleared when full */
+
+#if SLURM_VERSION_NUMBER < SLURM_VERSION_NUM(22, 6, 0)
+/*
+ * libslurm 22.05's slurm_free_job_info_msg() does not free the jobs'
+ * admin_comment (measured with valgrind on 22.05.8: every load leaked
+ * each tagged job's tag, megabytes a day at our poll rate).  We free it
+ * ourselves, with libslurm's xfree (exported, not declared), and clear
+ * the pointer so that a libslurm that does free it frees nothing twice.
+ */
+void slurm_xfree(void **p);
+#define FREE_ADMIN_COMMENTS 1
+#endif
+
+struct uid_name {
+	uid_t uid;
+	char name[64]; /* "" if unknown */
+};
+
+struct slurmio {
+	time_t last_update; /* of slurmctld's last full answer */
+	int64_t last_full_ms;
+	struct snapshot *snap;
+	uint64_t rpcs, rpcs_cycle, bad_tags;
+	struct uid_name users[UID_CACHE];
+	size_t nusers;
+};
+
+struct slurmio *slurmio_create(void)
+{
+	return calloc(1, sizeof(struct slurmio));
+}
+
+void slurmio_destroy(struct slurmio *io)
+{
+	if (!io)
+		return;
+	snapshot_destroy(io->snap);
+	free(io);
+}
+
+uint64_t slurmio_rpcs_total(const struct slurmio *io)
+{
+	return io->rpcs;
+}
+
+uint64_t slurmio_rpcs_cycle(const struct slurmio *io)
+{
+	return io->rpcs_cycle;
+}
+
+void slurmio_cycle(struct slurmio *io)
+{
+	io->rpcs_cycle = 0;
+}
+
+uint64_t slurmio_bad_tags(const struct slurmio *io)
+{
+	return io->bad_tags;
+}
+
+static void free_job_info(job_info_msg_t *msg)
+{
+#ifdef FREE_ADMIN_COMMENTS
+	for (uint32_t i = 0; msg && i < msg->record_count; i++)
+		slurm_xfree((void **)&msg->job_array[i].admin_comment);
+#endif
+	slurm_free_job_info_msg(msg);
+}
+
+static void rpc(struct slurmio *io)
+{
+	io->rpcs++;
+	io->rpcs_cycle++;
+}
+
+/* The owner's name (for the policy's per-user rules), cached. */
+static const char *user_name(struct slurmio *io, uid_t uid)
+{
+	struct passwd pw, *pwp = NULL;
+	char buf[4096];
+
+	for (size_t i = 0; i < io->nusers; i++)
+		if (io->users[i].uid == uid)
+			return io->users[i].name[0] ? io->users[i].name : NULL;
+	if (io->nusers == UID_CACHE)
+		io->nusers = 0; /* a user may have been renamed: start over */
+	io->users[io->nusers].uid = uid;
+	io->users[io->nusers].name[0] = '\0';
+	if (getpwuid_r(uid, &pw, buf, sizeof(buf), &pwp) == 0 && pwp &&
+	    strlen(pw.pw_name) < sizeof(io->users[0].name))
+		strcpy(io->users[io->nusers].name, pw.pw_name);
+	return io->users[io->nusers++].name[0] ? io->users[io->nusers - 1].name
+					       : NULL;
+}
+
+/* One job of slurmctld's answer into the snapshot, if it is ours. */
+static int add_job(struct slurmio *io, struct snapshot *s,
+		   const slurm_job_info_t *ji, elastic_error_t *err)
+{
+	const char *c = ji->admin_comment;
+	struct elastic_opts opts;
+	struct job_view j = { 0 };
+
+	if (!c)
+		return 0;
+	if (!strncmp(c, ELASTIC_TAG_PREFIX " ",
+		     strlen(ELASTIC_TAG_PREFIX) + 1)) {
+		/* A job array's pending record or a het job component
+		 * cannot be a base of ours. */
+		const struct job_view *prev =
+		    io->snap ? snapshot_find(io->snap, ji->job_id) : NULL;
+
+		if (ji->het_job_id)
+			return 0;
+		/* Parsing is most of the cost of a cycle: reuse the last
+		 * one while the tag is the same. */
+		if (prev && prev->role == ROLE_BASE && prev->tag &&
+		    !strcmp(prev->tag, c)) {
+			j.opts = prev->opts;
+		} else if (options_parse_tag(c, &opts, NULL) < 0) {
+			io->bad_tags++;
+			return 0;
+		} else {
+			j.opts = &opts;
+		}
+		j.role = ROLE_BASE;
+		j.tag = c;
+	} else if (!strncmp(c, UNIT_TAG_PREFIX " ",
+			    strlen(UNIT_TAG_PREFIX) + 1)) {
+		if (model_parse_unit_tag(c, &j.unit, NULL) < 0) {
+			io->bad_tags++;
+			return 0;
+		}
+		j.role = ROLE_UNIT;
+	} else {
+		return 0;
+	}
+	j.id = ji->job_id;
+	model_job_state(ji->job_state, ji->preempt_time, &j.phase, &j.end,
+			&j.preempted);
+	j.nnodes = ji->num_nodes;
+	j.nodes = j.phase == PHASE_RUNNING && ji->nodes ? ji->nodes : "";
+	j.uid = ji->user_id;
+	j.gid = ji->group_id;
+	j.user = user_name(io, ji->user_id);
+	j.account = ji->account;
+	j.partition = ji->partition;
+	j.submit_time = ji->submit_time;
+	j.start_time = ji->start_time;
+	j.end_time = ji->end_time;
+	j.time_limit = (ji->time_limit == INFINITE || ji->time_limit == NO_VAL)
+			   ? 0
+			   : ji->time_limit;
+	j.tres_per_node = ji->tres_per_node;
+	j.features = ji->features;
+	return snapshot_add(s, &j, err);
+}
+
+int slurmio_load(struct slurmio *io, int64_t now_ms, unsigned full_refresh_s,
+		 const struct snapshot **ret, bool *changed,
+		 elastic_error_t *err)
+{
+	job_info_msg_t *msg = NULL;
+	struct snapshot *s;
+	time_t since = io->last_update;
+
+	*changed = false;
+	if (full_refresh_s &&
+	    now_ms - io->last_full_ms >= (int64_t)full_refresh_s * 1000)
+		since = 0;
+	rpc(io);
+	if (slurm_load_jobs(since, &msg, SHOW_ALL) != SLURM_SUCCESS) {
+		int e = errno;
+
+		if (e == SLURM_NO_CHANGE_IN_DATA && io->snap) {
+			*ret = io->snap;
+			return 0;
+		}
+		return elastic_errorf(err, "slurm_load_jobs: %s",
+				      slurm_strerror(e));
+	}
+	s = snapshot_create((time_t)(now_ms / 1000));
+	if (!s) {
+		free_job_info(msg);
+		return elastic_errorf(err, "out of memory");
+	}
+	for (uint32_t i = 0; i < msg->record_count; i++) {
+		if (add_job(io, s, &msg->job_array[i], err) < 0) {
+			free_job_info(msg);
+			snapshot_destroy(s);
+			return -1;
+		}
+	}
+	snapshot_finish(s);
+	io->last_update = msg->last_update;
+	if (!since)
+		io->last_full_ms = now_ms;
+	free_job_info(msg);
+	snapshot_destroy(io->snap);
+	io->snap = s;
+	*ret = s;
+	*changed = true;
+	return 0;
+}
+
+int slurmio_submit(struct slurmio *io, const struct unit_request *u,
+		   uint32_t *job_id, elastic_error_t *err)
+{
+	static const char script[] =
+	    "#!/bin/sh\n"
+	    "# An elastic unit: holds its nodes for the group's ranks,\n"
+	    "# which its base job starts here with srun --jobid.\n"
+	    "exec sleep infinity\n";
+	char name[64], tag[UNIT_TAG_MAX + 1], genv[64];
+	char *env[] = { "PATH=/usr/bin:/bin", genv, NULL };
+	submit_response_msg_t *resp = NULL;
+	job_desc_msg_t d;
+	int rc;
+
+	snprintf(name, sizeof(name), "elastic-unit-%u", u->tag.group);
+	snprintf(genv, sizeof(genv), "ELASTIC_GROUP=%u", u->tag.group);
+	if (model_format_unit_tag(&u->tag, tag, sizeof(tag)) >=
+	    (int)sizeof(tag))
+		return elastic_errorf(err, "unit tag too long");
+	slurm_init_job_desc_msg(&d);
+	d.name = name;
+	d.script = (char *)script;
+	d.admin_comment = tag;
+	/* As the base's owner, never as root (unless root owns it). */
+	d.user_id = u->uid;
+	d.group_id = u->gid;
+	d.account = (char *)u->account;
+	d.partition = (char *)u->partition;
+	d.qos = u->qos[0] ? (char *)u->qos : NULL;
+	d.min_nodes = d.max_nodes = u->tag.nodes;
+	d.time_limit = u->time_limit ? u->time_limit : NO_VAL;
+	/* Preempted: ended, not held ~120 s in requeue; elasticd asks
+	 * for a new one at once. */
+	d.requeue = 0;
+	d.kill_on_node_fail = 1;
+	/* As job_submit/elastic does for the base: the elastic signal to
+	 * the steps (the ranks), not the batch shell, at preemption and
+	 * before the time limit. */
+	d.warn_signal = (uint16_t)u->signal;
+	d.warn_time = (uint16_t)(u->grace < 65535 ? u->grace : 65535);
+	d.warn_flags = 0;
+	d.shared = 0; /* whole nodes, like the base */
+	d.tres_per_node = (char *)u->tres_per_node;
+	d.features = (char *)u->features;
+	d.std_in = "/dev/null";
+	d.std_out = "/dev/null";
+	d.std_err = "/dev/null";
+	d.work_dir = "/";
+	d.environment = env;
+	d.env_size = 2;
+	rpc(io);
+	rc = slurm_submit_batch_job(&d, &resp);
+	if (rc != SLURM_SUCCESS || !resp) {
+		int e = errno;
+
+		slurm_free_submit_response_response_msg(resp);
+		return elastic_errorf(err, "%s", slurm_strerror(e));
+	}
+	*job_id = resp->job_id;
+	slurm_free_submit_response_response_msg(resp);
+	return 0;
+}
+
+int slurmio_cancel(struct slurmio *io, uint32_t job_id, elastic_error_t *err)
+{
+	rpc(io);
+	if (slurm_kill_job(job_id, SIGKILL, 0) != SLURM_SUCCESS) {
+		int e = errno;
+
+		/* Ended meanwhile: what we wanted. */
+		if (e == ESLURM_ALREADY_DONE || e == ESLURM_INVALID_JOB_ID)
+			return 0;
+		return elastic_errorf(err, "job %u: %s", job_id,
+				      slurm_strerror(e));
+	}
+	return 0;
+}
+
+int slurmio_raise(struct slurmio *io, const uint32_t *jobs, size_t n, int sig,
+		  elastic_error_t *err)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		rpc(io);
+		if (raise_job(jobs[i], sig, err) < 0)
+			rc = -1;
+	}
+	return rc;
+}

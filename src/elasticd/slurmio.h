@@ -1,0 +1,57 @@
+#ifndef ELASTICD_SLURMIO_H
+#define ELASTICD_SLURMIO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/error.h"
+#include "model.h"
+#include "reconcile.h"
+
+/*
+ * elasticd's only contact with slurmctld (libslurm): the jobs of elastic
+ * groups as a snapshot, and the three actions.  Every call that reaches
+ * slurmctld counts one RPC.  The caller has called slurm_init().  None of
+ * these functions logs; each fills err with one line.
+ */
+
+struct slurmio;
+
+struct slurmio *slurmio_create(void);	  /* NULL when out of memory */
+void slurmio_destroy(struct slurmio *io); /* NULL is fine */
+
+/*
+ * The jobs of elastic groups now: one slurm_load_jobs() with the time of
+ * the last answer, so that slurmctld answers "no change" (and we reuse the
+ * snapshot we have) when nothing changed.  Every full_refresh_s seconds
+ * (0: never) the whole list is asked for regardless.  *ret belongs to io
+ * and stays valid until the next slurmio_load() that returns *changed =
+ * true, or slurmio_destroy().  Returns 0, or -1 (slurmctld unreachable,
+ * ...) leaving the previous snapshot in place.
+ */
+int slurmio_load(struct slurmio *io, int64_t now_ms, unsigned full_refresh_s,
+		 const struct snapshot **ret, bool *changed,
+		 elastic_error_t *err);
+
+/* Submit a unit as its owner; its job id in *job_id. */
+int slurmio_submit(struct slurmio *io, const struct unit_request *u,
+		   uint32_t *job_id, elastic_error_t *err);
+
+/* Cancel a job (SIGKILL to all of it). */
+int slurmio_cancel(struct slurmio *io, uint32_t job_id, elastic_error_t *err);
+
+/* Raise sig in every step of each job (raise_job()); one RPC per job.
+ * Tries all; returns -1 if any failed, err naming the last. */
+int slurmio_raise(struct slurmio *io, const uint32_t *jobs, size_t n, int sig,
+		  elastic_error_t *err);
+
+/* RPCs since slurmio_create(), and since the last slurmio_cycle(). */
+uint64_t slurmio_rpcs_total(const struct slurmio *io);
+uint64_t slurmio_rpcs_cycle(const struct slurmio *io);
+void slurmio_cycle(struct slurmio *io); /* a new cycle begins */
+
+/* Jobs seen with an elastic tag that did not parse (since creation). */
+uint64_t slurmio_bad_tags(const struct slurmio *io);
+
+#endif
