@@ -116,15 +116,30 @@ job_gone_or_done() {
 
 queue_empty() { [ -z "$(squeue -h -o %i 2>/dev/null)" ]; }
 
-# Cancel every job and wait until the queue is empty, so that each test
-# file starts with all nodes free.
+# Cancel every job, whoever owns it (the elasticd tests submit as the test
+# users, and elasticd submits units as them), and wait until the queue is
+# empty, so that each test file starts with all nodes free.
 cleanup_jobs() {
-	scancel --user="$(id -un)" 2>/dev/null
+	local ids
+	ids=$(squeue -h -o %A 2>/dev/null)
+	# shellcheck disable=SC2086 # a list of job ids
+	[ -z "$ids" ] || scancel $ids 2>/dev/null
 	wait_until 60 queue_empty || diag "jobs still queued: $(squeue -h 2>&1)"
 	wait_until 60 all_nodes_idle || diag "nodes not idle: $(sinfo -h -N -o '%N %t' 2>&1 | tr '\n' ' ')"
 }
 
 all_nodes_idle() { [ -z "$(sinfo -h -N -o '%t' | grep -v '^idle$')" ]; }
+
+# heal_nodes: call after a test failed a node that a --no-kill job held.
+# Slurm 22.05.8 then keeps that node out of its main scheduler's reach (the
+# job after the next one to need it waits for the backfill scheduler,
+# 7-15 s here) until slurmctld rebuilds its node state, which
+# 'scontrol reconfigure' does.
+heal_nodes() {
+	scontrol reconfigure 2>/dev/null
+	wait_until 30 bash -c 'scontrol ping | grep -q UP' || diag "slurmctld not answering after reconfigure"
+	wait_until 60 all_nodes_idle_or_alloc || diag "nodes not back: $(sinfo -h -N -o '%N %t' 2>&1 | tr '\n' ' ')"
+}
 
 # The elastic.conf every daemon of the cluster reads; tests that change
 # it restore it with restore_policy (also on exit).
@@ -141,3 +156,15 @@ restore_policy() {
 
 all_nodes_idle_or_alloc() { [ -z "$(sinfo -h -N -o '%t' | grep -vE '^(idle|alloc|mix)$')" ]; }
 job_running() { [ "$(job_field "$1" JobState)" = RUNNING ]; }
+
+# The unprivileged users the elasticd tests submit as (quickstart creates
+# them).  Missing users are a failure, never a skip.
+TEST_USER=elastic-alice
+OTHER_USER=elastic-bob
+require_users() {
+	local u
+	for u in "$TEST_USER" "$OTHER_USER"; do
+		id -u "$u" >/dev/null 2>&1 ||
+			bail "test user $u does not exist (./quickstart check creates it: useradd --create-home --user-group $u)"
+	done
+}

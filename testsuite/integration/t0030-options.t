@@ -116,8 +116,11 @@ node=$(scontrol show hostnames "$(job_field "$jid" NodeList)" | tail -n1)
 scontrol update NodeName="$node" State=DOWN Reason=elastic-test
 shrunk() { [ "$(job_field "$jid" NumNodes)" = 1 ] && [ "$(job_field "$jid" JobState)" = RUNNING ]; }
 ok "a node failure leaves the base job running on the rest (no-kill)" wait_until 30 shrunk
-scontrol update NodeName="$node" State=RESUME
+scontrol update NodeName="$node" State=RESUME 2>/dev/null # ReturnToService=2 may have been quicker
 ok "the node comes back" wait_until 30 all_nodes_idle_or_alloc
+scancel "$jid"
+wait_until 60 job_gone_or_done "$jid"
+heal_nodes
 
 cleanup_jobs
 done_testing

@@ -14,7 +14,7 @@ restore_conf() {
 trap restore_conf EXIT
 
 submit() {
-	sbatch --parsable -H -N2 -J untouched --comment=mine -p ondemand \
+	sbatch --parsable -H -N1 -J untouched --comment=mine -p ondemand \
 		-t 5 --requeue --signal=USR1@20 -o /tmp/untouched-%j.out --wrap 'echo hi'
 }
 record() { # the job as scontrol shows it, ids and times normalized

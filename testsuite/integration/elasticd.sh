@@ -1,0 +1,457 @@
+# For the tests of elasticd (t01xx): start and stop the daemon by pid, read
+# its API (JSON through /usr/bin/python3), submit elastic groups as the
+# test users, look at their unit jobs in Slurm, fail and resume nodes, and
+# clean all of it up.  Source it after lib.sh, then call ed_setup.
+# shellcheck shell=bash
+
+# TEST_ELASTICD, TEST_ELASTICCTL: other binaries to test (e.g. installed ones).
+ELASTICD=${TEST_ELASTICD:-$ELASTIC_BUILDDIR/src/elasticd/elasticd}
+ELASTICCTL=${TEST_ELASTICCTL:-$ELASTIC_BUILDDIR/src/elasticctl/elasticctl}
+PYTHON=/usr/bin/python3
+ED_PORT=$((MC_PORT_BASE + 50))
+ED_SERVER=127.0.0.1:$ED_PORT
+ED_POLL_MS=200
+ED_NAME=$(basename "$0" .t)
+ED_PID=""
+ED_DOWNED=""
+ED_HEAL=""
+
+now() { printf '%s\n' "${EPOCHREALTIME/,/.}"; }
+# secs_since T0: seconds from T0 (now's format) to now, 1 decimal.
+secs_since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
+below() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'; }
+# figure TEXT...: a measurement, one line; quickstart check collects them.
+figure() { diag "figure: $*"; }
+
+# ed_setup: everything a test of elasticd needs, or bail out (a missing
+# binary or user is a failure, not a skip); then a private temporary
+# directory ED_TMP (writable by the test users), the daemon's config and
+# log, and the EXIT trap that cleans up.
+ed_setup() {
+	require_cluster
+	require_users
+	local b
+	for b in "$ELASTICD" "$ELASTICCTL"; do
+		[ -x "$b" ] || bail "not built: $b (run make in $ELASTIC_BUILDDIR)"
+	done
+	command -v curl >/dev/null || bail "curl not found"
+	[ -z "$(ss -Hltn "sport = :$ED_PORT" 2>/dev/null)" ] ||
+		bail "port $ED_PORT (ElasticdListen of the tests) is in use: a leftover elasticd? $(ss -Hltnp "sport = :$ED_PORT" 2>&1)"
+	ED_TMP=$(mktemp -d "${TMPDIR:-/tmp}/$ED_NAME.XXXXXX")
+	chmod 1777 "$ED_TMP"
+	ED_SAMPLES=$ED_TMP/samples
+	: >"$ED_SAMPLES"
+	mkdir -p "$MC_DIR/elasticd"
+	ED_CONF=$MC_DIR/elasticd/$ED_NAME.conf
+	ED_LOG=$MC_DIR/log/elasticd-$ED_NAME.log
+	: >"$ED_LOG"
+	ED_STATE=$MC_DIR/elasticd/$ED_NAME.state
+	rm -rf "$ED_STATE"
+	mkdir -p "$ED_STATE"
+	ed_write_conf
+	trap ed_cleanup EXIT
+}
+
+# ed_write_conf [KEY=VALUE...]: elasticd's own copy of the cluster's
+# elastic.conf, fast for tests, with the given keys replaced or added.
+ed_write_conf() {
+	local kv keys="ElasticdListen ElasticdPollInterval ElasticdAdmins ElasticdMungeSocket ElasticdStateDir DefaultScaleDelay"
+	for kv in "$@"; do keys="$keys ${kv%%=*}"; done
+	{
+		echo "# $ED_NAME: the cluster's elastic.conf, then the test's settings"
+		grep -viE "^[[:space:]]*($(echo "$keys" | tr ' ' '|'))[[:space:]]*=" "$MC_DIR/etc/elastic.conf"
+		echo "ElasticdListen=$ED_SERVER"
+		echo "ElasticdPollInterval=$ED_POLL_MS"
+		# No ElasticdAdmins: root is an admin by elasticd's own rule.
+		echo "ElasticdMungeSocket=$MC_MUNGE_SOCKET"
+		echo "ElasticdStateDir=$ED_STATE"
+		echo "DefaultScaleDelay=1"
+		for kv in "$@"; do echo "$kv"; done
+	} >"$ED_CONF"
+}
+
+# ---------------------------------------------------------------- daemon
+
+pid_alive() { # not a zombie
+	local stat
+	read -r stat 2>/dev/null <"/proc/$1/stat" || return 1
+	stat=${stat##*) }
+	[ "${stat:0:1}" != Z ]
+}
+ed_alive() { [ -n "$ED_PID" ] && pid_alive "$ED_PID"; }
+ed_healthz() { curl -fsS -m 2 -o /dev/null "http://$ED_SERVER/healthz" 2>/dev/null; }
+_ed_up() { ed_alive && ed_healthz; }
+
+# ed_start: start elasticd in the foreground (as systemd would), by pid, and
+# wait (10 s) until /healthz answers.  Sets ED_PID and ED_STARTED (now).
+ed_start() {
+	echo "=== $(date +%T.%N) elasticd -f $ED_CONF" >>"$ED_LOG"
+	ED_STARTED=$(now)
+	"$ELASTICD" -f "$ED_CONF" </dev/null >>"$ED_LOG" 2>&1 &
+	ED_PID=$!
+	local deadline=$((SECONDS + 10))
+	until _ed_up; do
+		if ! ed_alive; then
+			diag "elasticd (pid $ED_PID) exited at start; its log:"
+			tail -n 20 "$ED_LOG" | sed 's/^/#   /'
+			return 1
+		fi
+		[ "$SECONDS" -lt "$deadline" ] || {
+			diag "elasticd (pid $ED_PID) not answering /healthz on $ED_SERVER within 10 s"
+			return 1
+		}
+		sleep 0.05
+	done
+}
+
+# ed_stop: SIGTERM and wait (10 s); SIGKILL if it does not go.  Returns 1
+# if it had to be killed.
+ed_stop() {
+	[ -n "$ED_PID" ] || return 0
+	local pid=$ED_PID rc=0
+	kill -TERM "$pid" 2>/dev/null
+	wait_until 10 eval '! pid_alive '"$pid" || {
+		diag "elasticd (pid $pid) still running 10 s after SIGTERM; killing it"
+		kill -KILL "$pid" 2>/dev/null
+		rc=1
+	}
+	wait "$pid" 2>/dev/null
+	ED_PID=""
+	return $rc
+}
+
+# ed_kill9: what a crash does.
+ed_kill9() {
+	[ -n "$ED_PID" ] || return 0
+	kill -KILL "$ED_PID" 2>/dev/null
+	wait "$ED_PID" 2>/dev/null
+	ED_PID=""
+}
+
+ed_cleanup() {
+	local rc=$? n
+	sampler_stop
+	if ed_alive; then ed_stop || true; fi
+	for n in $ED_DOWNED; do
+		case $(node_state "$n") in idle | alloc | mix) ;; *) scontrol update NodeName="$n" State=RESUME 2>/dev/null ;; esac
+	done
+	cleanup_jobs
+	[ -z "$ED_HEAL" ] || heal_nodes
+	if [ "$_t_failed" != 0 ] || [ "$rc" != 0 ]; then
+		diag "tail of $ED_LOG:"
+		tail -n 40 "$ED_LOG" 2>/dev/null | sed 's/^/#   /'
+	fi
+	[ -n "${KEEP_TMP:-}" ] || rm -rf "$ED_TMP"
+	return $rc
+}
+
+# ---------------------------------------------------------------- API
+
+# munge_cred [USER]: a credential minted by USER (default: root).
+munge_cred() {
+	if [ -z "${1:-}" ] || [ "$1" = root ]; then
+		munge -n -S "$MC_MUNGE_SOCKET"
+	else
+		runuser -u "$1" -- munge -n -S "$MC_MUNGE_SOCKET"
+	fi
+}
+
+# api METHOD PATH [USER|-] [CRED]: HTTP status code on the first line, the
+# body after it.  USER mints the credential (default root); - sends none;
+# CRED sends that credential as is.
+api() {
+	local method=$1 path=$2 user=${3:-root} cred=${4:-} body code
+	local -a auth=()
+	if [ -n "$cred" ]; then
+		auth=(-H "Authorization: Munge $cred")
+	elif [ "$user" != - ]; then
+		auth=(-H "Authorization: Munge $(munge_cred "$user")")
+	fi
+	body=$(mktemp "$ED_TMP/body.XXXXXX")
+	code=$(curl -sS -m 5 -X "$method" -o "$body" -w '%{http_code}' "${auth[@]}" "http://$ED_SERVER$path" 2>/dev/null) || code=000
+	echo "$code"
+	cat "$body"
+	rm -f "$body"
+}
+api_code() { api "$@" | head -n1; }
+# api_get PATH [USER]: the body of a 200 answer; fails otherwise.
+api_get() {
+	local out
+	out=$(api GET "$@")
+	[ "${out%%$'\n'*}" = 200 ] || return 1
+	printf '%s\n' "${out#*$'\n'}"
+}
+
+# The Python every JSON helper runs.  The API's documents: GET /v1/groups
+# {"published", "groups": [group...]}; /v1/groups/ID a group {"id", "user",
+# "uid", "account", "state", "min", "max", "generation", "world_nodes",
+# "master_addr", "members": [{"job_id", "kind", "state", "nnodes", "nodes",
+# "in_world"}]}; /v1/groups/ID/events {"id", "events": [{"time" (ISO
+# 8601), "cause", "generation", "world_nodes", "detail"}]}.  A group or a
+# list wrapped in an object is tolerated, times as seconds too.
+_ED_PY_LIB='
+import json, sys, time, datetime
+def as_group(d):
+    if isinstance(d, dict) and isinstance(d.get("group"), dict):
+        return d["group"]
+    return d
+def as_list(d, key):
+    if isinstance(d, list):
+        return d
+    if isinstance(d, dict) and isinstance(d.get(key), list):
+        return d[key]
+    return []
+def as_time(t):
+    if isinstance(t, (int, float)):
+        return float(t)
+    if isinstance(t, dict):
+        return float(t.get("sec", t.get("tv_sec", 0))) + float(t.get("nsec", t.get("tv_nsec", 0))) / 1e9
+    if isinstance(t, str):
+        try:
+            return float(t)
+        except ValueError:
+            return datetime.datetime.fromisoformat(t.replace("Z", "+00:00")).timestamp()
+    return 0.0
+def out(v):
+    if v is None:
+        return
+    if isinstance(v, bool):
+        print("true" if v else "false")
+    elif isinstance(v, (list, tuple)):
+        for x in v:
+            out(x)
+    elif isinstance(v, dict):
+        print(json.dumps(v, sort_keys=True))
+    else:
+        print(v)
+def read_group(text):
+    # the group, then optionally RS and the events document
+    parts = text.split("\x1e")
+    g = as_group(json.loads(parts[0]))
+    if len(parts) > 1:
+        g = dict(g, events=as_list(json.loads(parts[1]), "events"))
+    return g
+def group_env(g):
+    M = g.get("members") or []
+    def members(kind=None, state=None, in_world=None):
+        return [m for m in M if (kind is None or m.get("kind") == kind)
+                and (state is None or m.get("state") == state)
+                and (in_world is None or bool(m.get("in_world")) == in_world)]
+    def units(kind=None, state="running"):
+        return [m for m in members(state=state) if m.get("kind") != "base"
+                and (kind is None or m.get("kind") == kind)]
+    def ids(ms):
+        return " ".join(str(m.get("job_id")) for m in sorted(ms, key=lambda m: m.get("job_id", 0)))
+    events = as_list(g.get("events"), "events")
+    return dict(g=g, members=members, units=units, ids=ids, events=events,
+                world=g.get("world_nodes"), gen=g.get("generation"), state=g.get("state"))
+'
+
+# jq_py EXPR: EXPR evaluated on the JSON document on stdin (d); lists print
+# one item per line, objects as JSON, None as nothing.
+jq_py() {
+	"$PYTHON" -c "$_ED_PY_LIB"'
+d = json.load(sys.stdin)
+out(eval(sys.argv[1]))' "$1"
+}
+
+# group_json ID [USER]: the group as USER sees it (GET /v1/groups/ID).
+group_json() { api_get "/v1/groups/$1" "${2:-root}"; }
+# group_doc ID EXPR: the group (root's view) and, if EXPR looks at events,
+# a record separator and its events.
+group_doc() {
+	local g e
+	g=$(group_json "$1") || return 1
+	printf '%s\n' "$g"
+	case $2 in *events*)
+		e=$(api_get "/v1/groups/$1/events") || return 1
+		printf '\036\n%s\n' "$e"
+		;;
+	esac
+}
+
+# gq ID EXPR: EXPR on the group (root's view), with g, world, gen, state,
+# members(kind, state, in_world), units(kind, state="running"), ids(ms),
+# events.
+gq() {
+	group_doc "$1" "$2" | "$PYTHON" -c "$_ED_PY_LIB"'
+env = group_env(read_group(sys.stdin.read()))
+out(eval(sys.argv[1], env))' "$2"
+}
+
+# gsample ID EXPR: one sample of the group, appended to ED_SAMPLES as
+# "time generation world_nodes state running-units in-world-ids", then
+# EXPR: exit 0 if true, 1 if false, 2 if the group cannot be read.
+gsample() {
+	group_doc "$1" "$2" 2>/dev/null | "$PYTHON" -c "$_ED_PY_LIB"'
+try:
+    env = group_env(read_group(sys.stdin.read()))
+except Exception:
+    with open(sys.argv[2], "a") as f:
+        f.write("%.3f - - UNREADABLE - -\n" % time.time())
+    sys.exit(2)
+with open(sys.argv[2], "a") as f:
+    f.write("%.3f %s %s %s %d %s\n" % (time.time(), env["gen"], env["world"], env["state"],
+            len(env["units"]()), env["ids"](env["members"](in_world=True)).replace(" ", ",") or "-"))
+sys.exit(0 if eval(sys.argv[1], env) else 1)' "$2" "$ED_SAMPLES"
+}
+
+# gwait SECONDS ID EXPR: sample the group every 0.1 s (faster than
+# elasticd's poll) until EXPR holds; every sample lands in ED_SAMPLES.
+gwait() {
+	local deadline=$((SECONDS + $1))
+	while :; do
+		gsample "$2" "$3" && return 0
+		[ "$SECONDS" -ge "$deadline" ] && return 1
+		sleep 0.1
+	done
+}
+
+# gwatch SECONDS ID: sample for SECONDS whatever happens (to catch a state
+# that must never appear).
+gwatch() { gwait "$1" "$2" False; return 0; }
+
+# sampler_start ID: sample the group continuously in the background (one
+# Python process, about every 50 ms: several samples per elasticd poll)
+# into ED_SAMPLES, until sampler_stop.
+ED_SAMPLER=""
+sampler_start() {
+	"$PYTHON" -c "$_ED_PY_LIB"'
+import subprocess, urllib.request
+url, sock, path = sys.argv[1], sys.argv[2], sys.argv[3]
+while True:
+    try:
+        cred = subprocess.run(["munge", "-n", "-S", sock], capture_output=True, text=True).stdout.strip()
+        req = urllib.request.Request(url, headers={"Authorization": "Munge " + cred})
+        with urllib.request.urlopen(req, timeout=5) as f:
+            env = group_env(as_group(json.load(f)))
+        line = "%.3f %s %s %s %d %s\n" % (time.time(), env["gen"], env["world"], env["state"],
+            len(env["units"]()), env["ids"](env["members"](in_world=True)).replace(" ", ",") or "-")
+    except Exception:
+        line = "%.3f - - UNREADABLE - -\n" % time.time()
+    with open(path, "a") as out:
+        out.write(line)
+    time.sleep(0.05)' "http://$ED_SERVER/v1/groups/$1" "$MC_MUNGE_SOCKET" "$ED_SAMPLES" &
+	ED_SAMPLER=$!
+}
+sampler_stop() {
+	[ -n "$ED_SAMPLER" ] || return 0
+	kill "$ED_SAMPLER" 2>/dev/null
+	wait "$ED_SAMPLER" 2>/dev/null
+	ED_SAMPLER=""
+}
+
+# worlds_seen SINCE [UNTIL]: the distinct world sizes sampled in that span.
+worlds_seen() {
+	awk -v a="$1" -v b="${2:-1e12}" '$1 >= a && $1 <= b && $3 != "-" { print $3 }' "$ED_SAMPLES" | sort -nu | tr '\n' ' '
+}
+# first_sample_time SINCE EXPR-ON-FIELDS: time of the first sample at or
+# after SINCE where the awk condition holds ($2 gen, $3 world, $4 state).
+first_sample_time() {
+	awk -v a="$1" '$1 >= a && $3 != "-" && ('"$2"') { print $1; exit }' "$ED_SAMPLES"
+}
+
+# span_to T0 AWK-CONDITION: seconds from T0 to the first sample where the
+# condition on its fields holds ($2 gen, $3 world, $4 state), or "never".
+span_to() {
+	local t
+	t=$(first_sample_time "$1" "$2")
+	if [ -n "$t" ]; then awk -v a="$1" -v b="$t" 'BEGIN { printf "%.1f", b - a }'; else echo never; fi
+}
+
+# show_group ID: the group as TAP comments.
+show_group() {
+	diag "group $1: $(gq "$1" '"%s gen=%s world=%s" % (state, gen, world)' 2>&1)"
+	gq "$1" '["  %s %s %s %s nodes=%s in_world=%s" % (m.get("job_id"), m.get("kind"), m.get("state"), m.get("nnodes"), m.get("nodes"), m.get("in_world")) for m in members()]' 2>&1 | sed 's/^/# /'
+	gq "$1" '["  event %s %s gen=%s world=%s %s" % (e.get("time"), e.get("cause"), e.get("generation"), e.get("world_nodes"), e.get("detail")) for e in events]' 2>&1 | tail -n 8 | sed 's/^/# /'
+	diag "Slurm: $(squeue -h -o '%i:%j:%u:%P:%T:%D:%N' 2>&1 | tr '\n' ' ')"
+}
+
+# ctl USER ARGS...: elasticctl as USER against the test's daemon.
+ctl() {
+	local u=$1
+	shift
+	if [ "$u" = root ]; then
+		"$ELASTICCTL" --server="$ED_SERVER" --munge-socket="$MC_MUNGE_SOCKET" "$@"
+	else
+		runuser -u "$u" -- "$ELASTICCTL" --server="$ED_SERVER" --munge-socket="$MC_MUNGE_SOCKET" "$@"
+	fi
+}
+
+# ---------------------------------------------------------------- Slurm
+
+# submit_group USER SBATCH-ARGS...: an elastic base job as USER that runs
+# ED_WRAP (default: sleep until cancelled), 30 min limit; prints its id.
+# --elastic-grace=5 unless given: these jobs have no ranks to checkpoint,
+# and a group is RESIZING for the grace after each new world.
+submit_group() {
+	local u=$1 grace=--elastic-grace=5
+	shift
+	case " $* " in *" --elastic-grace="*) grace="" ;; esac
+	runuser -u "$u" -- sbatch --parsable -D "$ED_TMP" -o /dev/null -t 30 $grace "$@" \
+		--wrap "${ED_WRAP:-exec sleep 1800}"
+}
+
+# filler PARTITION NODES [NODELIST]: a root job holding NODES whole nodes
+# until cancelled; prints its id.
+filler() {
+	sbatch --parsable -p "$1" -N "$2" ${3:+-w "$3"} -J filler -D "$ED_TMP" -o /dev/null -t 30 --wrap 'exec sleep 1800'
+}
+
+# squeue_py EXPR: EXPR over every job slurmctld knows (squeue --json: jobs
+# still listed after they ended too), with jobs, live(j), unit(j) (the
+# parsed elastic-unit:v1 tag or None) and base_tag(j).
+squeue_py() {
+	squeue --json 2>/dev/null | "$PYTHON" -c "$_ED_PY_LIB"'
+import re
+jobs = json.load(sys.stdin).get("jobs", [])
+ENDED = {"COMPLETED", "CANCELLED", "FAILED", "TIMEOUT", "NODE_FAIL", "PREEMPTED",
+         "BOOT_FAIL", "DEADLINE", "OUT_OF_MEMORY"}
+def live(j):
+    return j.get("job_state") not in ENDED
+def unit(j):
+    m = re.match(r"elastic-unit:v1 (.*)", j.get("admin_comment") or "")
+    if not m:
+        return None
+    return dict(kv.split("=", 1) for kv in m.group(1).split() if "=" in kv)
+def base_tag(j):
+    return (j.get("admin_comment") or "").startswith("elastic:v1 ")
+def units_of(base, only_live=True):
+    return [j for j in jobs if unit(j) and unit(j).get("group") == str(base) and (live(j) or not only_live)]
+def fmt(j):
+    u = unit(j) or {}
+    return "%s %s %s %s %s %s kind=%s nodes=%s limit=%s" % (j["job_id"], j.get("job_state"), j.get("partition"),
+        j.get("node_count"), j.get("nodes") or "-", j.get("user_name"), u.get("kind"), u.get("nodes"), j.get("time_limit"))
+out(eval(sys.argv[1]))' "$1"
+}
+
+# slurm_units BASE [STATE]: the group's live unit jobs as Slurm has them,
+# one per line: id state partition nodecount nodelist user kind= nodes= limit=.
+slurm_units() {
+	squeue_py "[fmt(j) for j in units_of($1) if ${2:+j.get(\"job_state\") == \"$2\" and} True]"
+}
+running_units() { slurm_units "$1" RUNNING | awk '{ print $1 }' | sort -n | tr '\n' ' '; }
+# orphan_units: live unit jobs whose group is not a live elastic base job.
+orphan_units() {
+	squeue_py '[fmt(j) for j in jobs if unit(j) and live(j) and not any(
+		str(b["job_id"]) == unit(j).get("group") and base_tag(b) and live(b) for b in jobs)]'
+}
+
+# job_hosts JOBID: its nodes, one per line.
+job_hosts() { scontrol show hostnames "$(job_field "$1" NodeList)" 2>/dev/null; }
+
+# node_down NODE: what a failed node looks like to Slurm (DESIGN: Facts):
+# its jobs end (NODE_FAIL) or lose it (--no-kill).  With ReturnToService=2
+# the node is back as soon as its slurmd registers again (about a second
+# here), like a node that rebooted.
+node_down() { scontrol update NodeName="$1" State=DOWN Reason="elasticd-test" && ED_HEAL=1; }
+# node_fail NODE: a node that fails and stays out (drained, then down)
+# until node_resume; the EXIT trap resumes it.
+node_fail() {
+	scontrol update NodeName="$1" State=DRAIN Reason="elasticd-test" &&
+		scontrol update NodeName="$1" State=DOWN Reason="elasticd-test" &&
+		ED_DOWNED="$ED_DOWNED $1" && ED_HEAL=1
+}
+node_resume() { scontrol update NodeName="$1" State=RESUME; }
+# node_state NODE: sinfo's short state (idle, alloc, drain, down*...).
+node_state() { sinfo -h -N -n "$1" -o '%t' | head -n1; }
