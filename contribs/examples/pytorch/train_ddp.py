@@ -1,0 +1,317 @@
+#!/usr/bin/env python3
+"""Elastic PyTorch DDP training example for slurm-elastic.
+
+Trains a linear regression on a synthetic, deterministic data set with
+DistributedDataParallel (gloo on CPU, NCCL when CUDA is available).  It runs
+under ``elastic-run`` or plain ``torchrun``: the rank comes from the torchrun
+environment (RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR, MASTER_PORT).
+
+Elastic behaviour:
+
+* After every step the ranks agree (one small all_reduce that also carries
+  the loss) whether any of them saw ``slurm_elastic.elastic_event_detected()``.
+  If so, rank 0 writes a checkpoint of the *current* step and all ranks exit
+  0; the launcher relaunches at the new size.
+* A checkpoint holds the model, the optimizer, the global step and the data
+  position: the global count of samples consumed.  It does not depend on the
+  world size, so it loads at any size.
+* Global step k consumes the next ``--global-batch`` sample ids of the
+  epoch's shuffled order (seeded by ``--seed`` + epoch), split across the
+  ranks by rank and world size.  A resized world continues at the same
+  position: no sample is skipped, and none is repeated unless the ranks are
+  killed without seeing the event (then the steps after the last periodic
+  checkpoint, ``--checkpoint-every``, run again).
+* The loss is scaled so that the gradient is the mean over the global batch
+  whatever the world size: the training is the same at every size.
+
+Each rank appends the sample ids it processed to
+``<sample-log-dir>/samples.rank<R>.world<W>.pid<P>.log`` (one line per step:
+``step epoch id id ...``) so that tests can prove exactly-once processing.
+"""
+
+import argparse
+import glob
+import os
+import re
+import sys
+import time
+
+try:
+    import slurm_elastic
+except ImportError:
+    # Run from the source tree: contribs/examples/pytorch/ -> contribs/python/
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                    os.pardir, os.pardir, "python"))
+    import slurm_elastic
+
+import torch
+import torch.distributed as dist
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+CKPT_RE = re.compile(r"^ckpt-(\d+)\.pt$")
+
+
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--samples", type=int, default=4096,
+                   help="data set size N; sample ids are 0..N-1 (4096)")
+    p.add_argument("--features", type=int, default=16)
+    p.add_argument("--noise", type=float, default=0.1)
+    p.add_argument("--epochs", type=int, default=3)
+    p.add_argument("--global-batch", type=int, default=64,
+                   help="samples per global step, split across ranks (64)")
+    p.add_argument("--lr", type=float, default=0.05)
+    p.add_argument("--momentum", type=float, default=0.9)
+    p.add_argument("--seed", type=int, default=1234)
+    p.add_argument("--checkpoint-dir",
+                   help="where to write checkpoints "
+                        "(default: ELASTIC_CHECKPOINT_DIR)")
+    p.add_argument("--checkpoint-every", type=int, default=0,
+                   help="also checkpoint every N steps (0: only on events "
+                        "and at the end)")
+    p.add_argument("--sample-log-dir",
+                   help="where each rank logs its sample ids "
+                        "(default: no log)")
+    p.add_argument("--log-every", type=int, default=10,
+                   help="rank 0 prints the loss every N steps (10)")
+    p.add_argument("--step-sleep", type=float, default=0.0,
+                   help="seconds of simulated compute per step (0)")
+    p.add_argument("--backend", choices=("auto", "gloo", "nccl"),
+                   default="auto")
+    p.add_argument("--timeout", type=float, default=300.0,
+                   help="seconds a collective waits for a lost peer (300)")
+    a = p.parse_args(argv)
+    for name in ("samples", "features", "epochs", "global_batch"):
+        if getattr(a, name) < 1:
+            p.error("--%s must be at least 1" % name.replace("_", "-"))
+    return a
+
+
+def env_int(name, default=None):
+    s = os.environ.get(name)
+    if s is None or s == "":
+        if default is None:
+            sys.exit("train_ddp: %s is not set (run under elastic-run or "
+                     "torchrun)" % name)
+        return default
+    try:
+        return int(s)
+    except ValueError:
+        sys.exit("train_ddp: %s=%s: not a whole number" % (name, s))
+
+
+def world_from_env():
+    """(rank, world_size, local_rank, restart_count) from the environment.
+
+    Under elastic-run slurm_elastic validates the whole rank environment;
+    under plain torchrun only the torchrun variables exist."""
+    if "ELASTIC_JOB_ID" in os.environ:
+        try:
+            w = slurm_elastic.elastic_world()
+        except slurm_elastic.ElasticEnvError as e:
+            sys.exit("train_ddp: %s" % e)
+        return w.rank, w.world_size, w.local_rank, w.restart_count
+    return (env_int("RANK"), env_int("WORLD_SIZE"), env_int("LOCAL_RANK", 0),
+            env_int("ELASTIC_RESTART_COUNT", 0))
+
+
+def make_dataset(n, d, noise, seed):
+    """A fixed linear regression: y = x.w + b + noise, the same everywhere."""
+    g = torch.Generator().manual_seed(seed)
+    w = torch.randn(d, 1, generator=g)
+    b = torch.randn(1, generator=g)
+    x = torch.randn(n, d, generator=g)
+    y = x @ w + b + noise * torch.randn(n, 1, generator=g)
+    return x, y
+
+
+def epoch_order(epoch, n, seed):
+    g = torch.Generator().manual_seed(seed * 1000003 + epoch)
+    return torch.randperm(n, generator=g)
+
+
+def list_checkpoints(path):
+    """[(step, file)] for a checkpoint file or a directory of them."""
+    if not path:
+        return []
+    if os.path.isfile(path):
+        m = CKPT_RE.match(os.path.basename(path))
+        return [(int(m.group(1)) if m else -1, path)]
+    out = []
+    for f in glob.glob(os.path.join(glob.escape(path), "ckpt-*.pt")):
+        m = CKPT_RE.match(os.path.basename(f))
+        if m:
+            out.append((int(m.group(1)), f))
+    return out
+
+
+def newest_checkpoint(ckpt_dir):
+    """The newest of ELASTIC_PREV_CHECKPOINT (a file or a directory) and
+    this job's own directory; None to start fresh."""
+    cands = list_checkpoints(slurm_elastic.prev_checkpoint())
+    cands += list_checkpoints(ckpt_dir)
+    return max(cands)[1] if cands else None
+
+
+def save_checkpoint(ckpt_dir, state):
+    """Write ckpt-<step>.pt atomically: a reader sees all of it or none."""
+    os.makedirs(ckpt_dir, exist_ok=True)
+    final = os.path.join(ckpt_dir, "ckpt-%08d.pt" % state["step"])
+    tmp = os.path.join(ckpt_dir, ".ckpt-%08d.pt.tmp.%d"
+                       % (state["step"], os.getpid()))
+    with open(tmp, "wb") as f:
+        torch.save(state, f)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, final)
+    dfd = os.open(ckpt_dir, os.O_RDONLY)
+    try:
+        os.fsync(dfd)
+    finally:
+        os.close(dfd)
+    return final
+
+
+def full_loss(model, x, y):
+    with torch.no_grad():
+        return torch.nn.functional.mse_loss(model(x), y).item()
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    rank, world, local_rank, restarts = world_from_env()
+    ckpt_dir = args.checkpoint_dir or slurm_elastic.checkpoint_dir()
+
+    use_cuda = args.backend == "nccl" or (args.backend == "auto"
+                                          and torch.cuda.is_available())
+    if use_cuda:
+        torch.cuda.set_device(local_rank)
+        device = torch.device("cuda", local_rank)
+    else:
+        device = torch.device("cpu")
+    import datetime
+    dist.init_process_group("nccl" if use_cuda else "gloo",
+                            rank=rank, world_size=world,
+                            timeout=datetime.timedelta(seconds=args.timeout))
+
+    torch.manual_seed(args.seed)
+    x_all, y_all = make_dataset(args.samples, args.features, args.noise,
+                                args.seed)
+    model = torch.nn.Linear(args.features, 1).to(device)
+    opt = torch.optim.SGD(model.parameters(), lr=args.lr,
+                          momentum=args.momentum)
+    step, consumed = 0, 0
+    initial_loss = full_loss(model, x_all.to(device), y_all.to(device))
+
+    # Rank 0 picks the checkpoint so that every rank loads the same one.
+    pick = [newest_checkpoint(ckpt_dir) if rank == 0 else None]
+    dist.broadcast_object_list(pick, src=0)
+    if pick[0]:
+        ck = torch.load(pick[0], map_location=device)
+        for k in ("samples", "features", "seed"):
+            if ck["config"][k] != getattr(args, k):
+                sys.exit("train_ddp: %s: --%s=%s but the checkpoint has %s"
+                         % (pick[0], k, getattr(args, k), ck["config"][k]))
+        model.load_state_dict(ck["model"])
+        opt.load_state_dict(ck["optimizer"])
+        step, consumed = ck["step"], ck["samples_consumed"]
+        initial_loss = ck["initial_loss"]
+    if rank == 0:
+        print("train_ddp: world %d restart %d %s at step %d, samples "
+              "consumed %d, backend %s"
+              % (world, restarts, ("resumed from %s" % pick[0]) if pick[0]
+                 else "fresh start", step, consumed, dist.get_backend()),
+              flush=True)
+
+    ddp = DDP(model, device_ids=[local_rank] if use_cuda else None)
+    x_all, y_all = x_all.to(device), y_all.to(device)
+    n, total = args.samples, args.samples * args.epochs
+
+    def checkpoint():
+        if rank == 0 and ckpt_dir:
+            return save_checkpoint(ckpt_dir, {
+                "model": model.state_dict(),
+                "optimizer": opt.state_dict(),
+                "step": step,
+                "samples_consumed": consumed,
+                "initial_loss": initial_loss,
+                "world_size": world,
+                "config": {k: getattr(args, k) for k in
+                           ("samples", "features", "seed", "global_batch")},
+            })
+        return None
+
+    slog = None
+    if args.sample_log_dir:
+        os.makedirs(args.sample_log_dir, exist_ok=True)
+        slog = open(os.path.join(args.sample_log_dir,
+                                 "samples.rank%d.world%d.pid%d.log"
+                                 % (rank, world, os.getpid())), "a")
+
+    order_epoch, order = -1, None
+    while consumed < total:
+        epoch, offset = divmod(consumed, n)
+        if epoch != order_epoch:
+            order_epoch, order = epoch, epoch_order(epoch, n, args.seed)
+        # A global step never crosses an epoch boundary.
+        batch = order[offset:min(offset + args.global_batch, n)]
+        mine = torch.tensor_split(batch, world)[rank]
+        xb, yb = x_all[mine.to(device)], y_all[mine.to(device)]
+
+        opt.zero_grad(set_to_none=True)
+        sqerr = ((ddp(xb) - yb) ** 2).sum()
+        # DDP averages gradients over ranks; scaling by world / batch makes
+        # the gradient the mean over the global batch at any world size.
+        (sqerr * (world / len(batch))).backward()
+        opt.step()
+        if args.step_sleep:
+            time.sleep(args.step_sleep)
+
+        step += 1
+        consumed += len(batch)
+        if slog:
+            slog.write("%d %d %s\n" % (step, epoch,
+                                       " ".join(map(str, mine.tolist()))))
+            slog.flush()
+
+        # One collective per step: the loss and whether any rank saw the
+        # event, so that all ranks stop after the same step.
+        flag = 1.0 if slurm_elastic.elastic_event_detected() else 0.0
+        t = torch.tensor([flag, sqerr.item()], dtype=torch.float64,
+                         device=device)
+        dist.all_reduce(t)
+        loss = t[1].item() / len(batch)
+        if rank == 0 and args.log_every and step % args.log_every == 0:
+            print("step %d epoch %d samples %d loss %.6f world %d"
+                  % (step, epoch, consumed, loss, world), flush=True)
+
+        if t[0].item() > 0:
+            path = checkpoint()
+            dist.barrier()
+            if rank == 0:
+                print("train_ddp: elastic event at step %d (samples consumed "
+                      "%d): checkpoint %s, exiting"
+                      % (step, consumed, path), flush=True)
+            if slog:
+                slog.close()
+            dist.destroy_process_group()
+            return 0
+        if args.checkpoint_every and step % args.checkpoint_every == 0:
+            checkpoint()
+
+    path = checkpoint() if step else None
+    final = full_loss(model, x_all, y_all)
+    dist.barrier()
+    if rank == 0:
+        print("train_ddp: done: %d epochs, %d steps, %d samples, checkpoint "
+              "%s" % (args.epochs, step, consumed, path), flush=True)
+        print("initial loss %.6f" % initial_loss)
+        print("final loss %.6f" % final, flush=True)
+    if slog:
+        slog.close()
+    dist.destroy_process_group()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
