@@ -1,0 +1,1026 @@
+/*
+ * elastic-run: the launcher of an elastic job, run in the base job's batch
+ * script the way torchrun is:
+ *
+ *   elastic-run [--nproc-per-node=N] [--max-restarts=K] [--] CMD ARGS...
+ *
+ * It launches the ranks with one `srun --jobid=ALLOC` per member allocation
+ * of the group, in an environment cleaned of the batch's stale step
+ * variables, with the launcher variables of rankenv.h set, and watches.
+ * On an elastic event it raises the event on the job's steps, waits up to
+ * the job's --elastic-grace for the ranks to exit, kills the rest and
+ * relaunches at the current size with ELASTIC_RESTART_COUNT + 1 and
+ * ELASTIC_PREV_NNODES set.  A launch that fails on its own (not an elastic
+ * event) is retried up to --max-restarts times.
+ *
+ * Events it sees (this slice: membership is the job's own allocation):
+ *   - the job's elastic signal, SIGURG or SIGUSR1 sent to elastic-run
+ *     (`scancel --full --signal=URG JOB` reaches it and the ranks);
+ *   - the event raised on the job's steps (elastic-event raise, elasticd,
+ *     Slurm's preemption signal): the batch step does not get it, so
+ *     elastic-run keeps a sentinel step of one task (srun --overlap, this
+ *     program with --sentinel) that reports each signal it gets on its
+ *     standard output;
+ *   - its allocation changing size (a node failed, the job was shrunk);
+ *   - SIGTERM, SIGINT or SIGHUP: the ranks are told, given the grace, and
+ *     elastic-run stops without relaunching (the job is ending).
+ *
+ * Timeline on stderr, one line per event:
+ *   elastic-run: <RFC3339 ms UTC> event=<what> restart=<n> nnodes=<n> ...
+ * with event = launch, ranks-up, event, told, exited, relaunch, failure,
+ * done.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <slurm/slurm.h>
+#include <slurm/slurm_errno.h>
+
+#include "common/error.h"
+#include "common/options.h"
+#include "common/parse.h"
+#include "common/rankenv.h"
+#include "elastic-event/raise.h"
+
+#define PROG	      "elastic-run"
+#define MAX_MEMBERS   256
+#define POLL_MS	      100
+#define ALLOC_POLL_MS 1000
+#define KILL_WAIT_S   10
+/* After the ranks all exit, how long to wait for an elastic signal that
+ * slurmd delivers to the batch step later than to the ranks. */
+#define SETTLE_MS     500
+#define DEFAULT_GRACE 30
+
+/* ------------------------------------------------------------------ */
+/* Timeline */
+
+static void timeline(const char *event, unsigned restart, unsigned nnodes,
+		     const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void timeline(const char *event, unsigned restart, unsigned nnodes,
+		     const char *fmt, ...)
+{
+	struct timeval tv;
+	struct tm tm;
+	char ts[64], extra[512] = "";
+	va_list ap;
+
+	gettimeofday(&tv, NULL);
+	gmtime_r(&tv.tv_sec, &tm);
+	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", &tm);
+	if (fmt) {
+		va_start(ap, fmt);
+		vsnprintf(extra, sizeof(extra), fmt, ap);
+		va_end(ap);
+	}
+	fprintf(stderr, PROG ": %s.%03ldZ event=%s restart=%u nnodes=%u%s%s\n",
+		ts, (long)(tv.tv_usec / 1000), event, restart, nnodes,
+		extra[0] ? " " : "", extra);
+	fflush(stderr);
+}
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static void sleep_ms(unsigned ms)
+{
+	struct timespec t = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	/* A signal cuts it short: the caller looks at the flags. */
+	nanosleep(&t, NULL);
+}
+
+/* ------------------------------------------------------------------ */
+/* Signals */
+
+static volatile sig_atomic_t got_event; /* signal number, 0 if none */
+static volatile sig_atomic_t got_stop;
+
+static void on_event(int sig)
+{
+	got_event = sig;
+}
+static void on_stop(int sig)
+{
+	got_stop = sig;
+}
+
+static void install(int sig, void (*fn)(int))
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = fn;
+	sigemptyset(&sa.sa_mask);
+	sigaction(sig, &sa, NULL);
+}
+
+/* ------------------------------------------------------------------ */
+/* Members: the allocations the world spans */
+
+struct member {
+	uint32_t job_id;
+	unsigned nnodes;
+	char nodes[1024]; /* Slurm node list, "n[1-2]" */
+};
+
+struct members {
+	size_t n;
+	struct member m[MAX_MEMBERS];
+	unsigned nnodes; /* sum */
+	char master_addr[256];
+};
+
+/* The job's current allocation and elastic options, in one RPC. */
+struct job_view {
+	unsigned nnodes;
+	char nodes[1024];
+	char batch_host[256];
+	bool elastic;
+	struct elastic_opts opts;
+};
+
+static int load_job(uint32_t job_id, struct job_view *v, elastic_error_t *err)
+{
+	job_info_msg_t *msg = NULL;
+	slurm_job_info_t *j;
+
+	memset(v, 0, sizeof(*v));
+	if (slurm_load_job(&msg, job_id, SHOW_ALL) != SLURM_SUCCESS)
+		return elastic_errorf(err, "job %u: %s", job_id,
+				      slurm_strerror(errno));
+	if (msg->record_count < 1) {
+		slurm_free_job_info_msg(msg);
+		return elastic_errorf(err, "job %u: not found", job_id);
+	}
+	j = &msg->job_array[0];
+	v->nnodes = j->num_nodes;
+	if (j->nodes)
+		snprintf(v->nodes, sizeof(v->nodes), "%s", j->nodes);
+	if (j->batch_host)
+		snprintf(v->batch_host, sizeof(v->batch_host), "%s",
+			 j->batch_host);
+	v->elastic = j->admin_comment &&
+		     options_parse_tag(j->admin_comment, &v->opts, NULL) == 0;
+	slurm_free_job_info_msg(msg);
+	return 0;
+}
+
+/* A node's address (NodeAddr), or its name if that cannot be read. */
+static void node_addr(const char *node, char *out, size_t len)
+{
+	node_info_msg_t *msg = NULL;
+
+	snprintf(out, len, "%s", node);
+	if (slurm_load_node_single(&msg, (char *)node, SHOW_ALL) !=
+	    SLURM_SUCCESS)
+		return;
+	if (msg->record_count > 0 && msg->node_array[0].node_addr)
+		snprintf(out, len, "%s", msg->node_array[0].node_addr);
+	slurm_free_node_info_msg(msg);
+}
+
+static void first_node(const char *nodes, char *out, size_t len)
+{
+	hostlist_t hl;
+	char *h;
+
+	out[0] = '\0';
+	if (!nodes || !nodes[0])
+		return;
+	hl = slurm_hostlist_create(nodes);
+	if (!hl)
+		return;
+	h = slurm_hostlist_shift(hl);
+	if (h) {
+		snprintf(out, len, "%s", h);
+		free(h);
+	}
+	slurm_hostlist_destroy(hl);
+}
+
+/*
+ * Membership without elasticd: the job's own allocation.  (The next slice
+ * reads GET /v1/groups/<job> from elasticd and fills one member per
+ * allocation in the world, base first.)
+ */
+static int members_from_allocation(uint32_t job_id, const struct job_view *v,
+				   struct members *ms, elastic_error_t *err)
+{
+	char host[256];
+	const char *env;
+
+	memset(ms, 0, sizeof(*ms));
+	ms->n = 1;
+	ms->m[0].job_id = job_id;
+	ms->m[0].nnodes = v->nnodes;
+	snprintf(ms->m[0].nodes, sizeof(ms->m[0].nodes), "%s", v->nodes);
+	if (ms->m[0].nnodes == 0) {
+		env = getenv("SLURM_JOB_NUM_NODES");
+		unsigned long n;
+
+		if (!env || parse_uint(env, 1, 100000, &n) != PARSE_OK)
+			return elastic_errorf(
+			    err, "job %u: holds no nodes (is it running?)",
+			    job_id);
+		ms->m[0].nnodes = (unsigned)n;
+	}
+	ms->nnodes = ms->m[0].nnodes;
+	first_node(ms->m[0].nodes, host, sizeof(host));
+	if (!host[0])
+		snprintf(host, sizeof(host), "%s", v->batch_host);
+	if (host[0])
+		node_addr(host, ms->master_addr, sizeof(ms->master_addr));
+	else if (gethostname(ms->master_addr, sizeof(ms->master_addr)) != 0)
+		snprintf(ms->master_addr, sizeof(ms->master_addr), "127.0.0.1");
+	return 0;
+}
+
+/* Variables of the batch step that would mislead srun --jobid. */
+static const char *const stale_vars[] = {
+	"SLURM_NNODES",
+	"SLURM_NTASKS",
+	"SLURM_NPROCS",
+	"SLURM_TASKS_PER_NODE",
+	"SLURM_NTASKS_PER_NODE",
+	"SLURM_NTASKS_PER_CORE",
+	"SLURM_NTASKS_PER_SOCKET",
+	"SLURM_NTASKS_PER_GPU",
+	"SLURM_JOB_NUM_NODES",
+	"SLURM_NODELIST",
+	"SLURM_JOB_NODELIST",
+	"SLURM_JOB_CPUS_PER_NODE",
+	"SLURM_CPUS_PER_TASK",
+	"SLURM_DISTRIBUTION",
+	"SLURM_STEP_ID",
+	"SLURM_STEPID",
+	"SLURM_STEP_NODELIST",
+	"SLURM_STEP_NUM_NODES",
+	"SLURM_STEP_NUM_TASKS",
+	"SLURM_STEP_TASKS_PER_NODE",
+	/* Ours, from an outer launcher: set afresh below. */
+	"ELASTIC_RANK_OFFSET",
+	"ELASTIC_WORLD_SIZE",
+	"ELASTIC_NODE_OFFSET",
+	"ELASTIC_WORLD_NNODES",
+	NULL,
+};
+
+/* ------------------------------------------------------------------ */
+/* Sentinel: a one-task step that reports the signals raised on steps */
+
+static const int sentinel_sigs[] = { SIGURG, SIGWINCH, SIGUSR1, SIGUSR2,
+				     SIGHUP, SIGINT,   SIGTERM };
+
+static volatile sig_atomic_t sentinel_got[NSIG];
+
+static void on_sentinel(int sig)
+{
+	sentinel_got[sig] = 1;
+}
+
+/* elastic-run --sentinel: the sentinel step's task. */
+static int sentinel_main(void)
+{
+	sigset_t block, old;
+	size_t i;
+
+	sigemptyset(&block);
+	for (i = 0; i < sizeof(sentinel_sigs) / sizeof(sentinel_sigs[0]); i++) {
+		install(sentinel_sigs[i], on_sentinel);
+		sigaddset(&block, sentinel_sigs[i]);
+	}
+	sigprocmask(SIG_BLOCK, &block, &old);
+	if (write(1, "READY\n", 6) != 6)
+		return 1;
+	for (;;) {
+		sigsuspend(&old);
+		for (i = 0;
+		     i < sizeof(sentinel_sigs) / sizeof(sentinel_sigs[0]);
+		     i++) {
+			int sig = sentinel_sigs[i];
+			char line[32];
+			int n;
+
+			if (!sentinel_got[sig])
+				continue;
+			sentinel_got[sig] = 0;
+			n = snprintf(line, sizeof(line), "%s\n",
+				     parse_signal_name(sig));
+			if (n > 0 && write(1, line, (size_t)n) != n)
+				return 1;
+		}
+	}
+}
+
+struct sentinel {
+	pid_t pid;
+	int fd; /* its output, -1 if none */
+	char buf[256];
+	size_t len;
+};
+
+static void sentinel_start(uint32_t job_id, const char *srun,
+			   struct sentinel *s)
+{
+	char self[4096], jobarg[64];
+	ssize_t n;
+	int p[2];
+
+	s->pid = -1;
+	s->fd = -1;
+	s->len = 0;
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0 || pipe(p) != 0) {
+		fprintf(stderr, PROG ": warning: no sentinel step: events "
+				     "raised on steps only will be missed\n");
+		return;
+	}
+	self[n] = '\0';
+	snprintf(jobarg, sizeof(jobarg), "--jobid=%u", job_id);
+	fflush(NULL);
+	s->pid = fork();
+	if (s->pid == 0) {
+		size_t k;
+
+		close(p[0]);
+		dup2(p[1], 1);
+		close(p[1]);
+		for (k = 0; stale_vars[k]; k++)
+			unsetenv(stale_vars[k]);
+		execlp(srun, srun, jobarg, "--overlap", "-N1", "-n1", "-Q",
+		       "--kill-on-bad-exit=0", "--job-name=elastic-sentinel",
+		       self, "--sentinel", (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	if (s->pid < 0) {
+		close(p[0]);
+		return;
+	}
+	s->fd = p[0];
+	fcntl(s->fd, F_SETFL, fcntl(s->fd, F_GETFL) | O_NONBLOCK);
+}
+
+/*
+ * Read what the sentinel said.  Returns the signal of the last complete
+ * line ("READY" sets *ready), 0 if none; -1 once it is gone.
+ */
+static int sentinel_read(struct sentinel *s, bool *ready)
+{
+	int sig = 0;
+	char *nl;
+	ssize_t n;
+
+	if (s->fd < 0)
+		return -1;
+	for (;;) {
+		n = read(s->fd, s->buf + s->len, sizeof(s->buf) - 1 - s->len);
+		if (n > 0) {
+			s->len += (size_t)n;
+		} else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+			close(s->fd);
+			s->fd = -1;
+			break;
+		} else {
+			break;
+		}
+		if (s->len == sizeof(s->buf) - 1)
+			s->len = 0; /* garbage: drop it */
+	}
+	s->buf[s->len] = '\0';
+	while ((nl = strchr(s->buf, '\n'))) {
+		int v;
+
+		*nl = '\0';
+		if (strcmp(s->buf, "READY") == 0) {
+			if (ready)
+				*ready = true;
+		} else if (parse_signal(s->buf, &v) == PARSE_OK) {
+			sig = v;
+		}
+		s->len -= (size_t)(nl + 1 - s->buf);
+		memmove(s->buf, nl + 1, s->len + 1);
+	}
+	return sig ? sig : (s->fd < 0 ? -1 : 0);
+}
+
+static void sentinel_stop(struct sentinel *s)
+{
+	if (s->pid > 0) {
+		kill(s->pid, SIGKILL);
+		waitpid(s->pid, NULL, 0);
+		s->pid = -1;
+	}
+	if (s->fd >= 0) {
+		close(s->fd);
+		s->fd = -1;
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Launching */
+
+struct config {
+	uint32_t job_id;
+	unsigned nproc_per_node;
+	unsigned max_restarts;
+	char **cmd;
+	int sig;	/* the job's elastic signal */
+	unsigned grace; /* seconds */
+	unsigned port;
+	const char *srun;
+};
+
+static void setenv_u(const char *name, unsigned v)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%u", v);
+	setenv(name, buf, 1);
+}
+
+/* In the child: the environment of one member's srun, then exec. */
+static void exec_member(const struct config *c, const struct members *ms,
+			size_t i, unsigned rank_off, unsigned node_off,
+			unsigned restart, unsigned prev_nnodes)
+{
+	const struct member *m = &ms->m[i];
+	char jobarg[64], narg[64], tparg[64];
+	char **argv;
+	size_t k, n = 0;
+
+	for (k = 0; stale_vars[k]; k++)
+		unsetenv(stale_vars[k]);
+	setenv_u("ELASTIC_JOB_ID", c->job_id);
+	setenv_u("ELASTIC_RESTART_COUNT", restart);
+	setenv_u("ELASTIC_PREV_NNODES", prev_nnodes);
+	setenv("ELASTIC_MASTER_ADDR", ms->master_addr, 1);
+	setenv_u("ELASTIC_MASTER_PORT", c->port);
+	if (ms->n > 1) {
+		setenv_u("ELASTIC_RANK_OFFSET", rank_off);
+		setenv_u("ELASTIC_WORLD_SIZE", ms->nnodes * c->nproc_per_node);
+		setenv_u("ELASTIC_NODE_OFFSET", node_off);
+		setenv_u("ELASTIC_WORLD_NNODES", ms->nnodes);
+	}
+
+	for (k = 0; c->cmd[k]; k++)
+		;
+	argv = calloc(k + 8, sizeof(*argv));
+	if (!argv)
+		_exit(127);
+	snprintf(jobarg, sizeof(jobarg), "--jobid=%u", m->job_id);
+	snprintf(narg, sizeof(narg), "-N%u", m->nnodes);
+	snprintf(tparg, sizeof(tparg), "--ntasks-per-node=%u",
+		 c->nproc_per_node);
+	argv[n++] = (char *)c->srun;
+	argv[n++] = jobarg;
+	argv[n++] = narg;
+	argv[n++] = tparg;
+	argv[n++] = "--kill-on-bad-exit=0";
+	for (k = 0; c->cmd[k]; k++)
+		argv[n++] = c->cmd[k];
+	argv[n] = NULL;
+	execvp(c->srun, argv);
+	fprintf(stderr, PROG ": cannot run %s: %s\n", c->srun, strerror(errno));
+	_exit(127);
+}
+
+struct launch {
+	size_t n;
+	pid_t pid[MAX_MEMBERS];
+	int status[MAX_MEMBERS];
+	bool done[MAX_MEMBERS];
+	size_t running;
+	uint32_t last_step; /* highest step id before the launch, +1 */
+};
+
+/* The next step id of the job (the first the launch may get). */
+static uint32_t next_step_id(uint32_t job_id)
+{
+	job_step_info_response_msg_t *r = NULL;
+	uint32_t next = 0, i;
+
+	if (slurm_get_job_steps(0, job_id, NO_VAL, &r, SHOW_ALL) !=
+	    SLURM_SUCCESS)
+		return 0;
+	for (i = 0; i < r->job_step_count; i++) {
+		uint32_t s = r->job_steps[i].step_id.step_id;
+
+		if (s <= SLURM_MAX_NORMAL_STEP_ID && s + 1 > next)
+			next = s + 1;
+	}
+	slurm_free_job_step_info_response_msg(r);
+	return next;
+}
+
+/* How many steps of the launch are running (ranks up). */
+static size_t steps_up(uint32_t job_id, uint32_t from)
+{
+	job_step_info_response_msg_t *r = NULL;
+	size_t up = 0;
+	uint32_t i;
+
+	if (slurm_get_job_steps(0, job_id, NO_VAL, &r, SHOW_ALL) !=
+	    SLURM_SUCCESS)
+		return 0;
+	for (i = 0; i < r->job_step_count; i++) {
+		uint32_t s = r->job_steps[i].step_id.step_id;
+
+		if (s <= SLURM_MAX_NORMAL_STEP_ID && s >= from &&
+		    r->job_steps[i].state == JOB_RUNNING)
+			up++;
+	}
+	slurm_free_job_step_info_response_msg(r);
+	return up;
+}
+
+static int launch(const struct config *c, const struct members *ms,
+		  unsigned restart, unsigned prev_nnodes, struct launch *l)
+{
+	unsigned rank_off = 0, node_off = 0;
+	size_t i;
+
+	memset(l, 0, sizeof(*l));
+	l->last_step = next_step_id(c->job_id);
+	fflush(NULL);
+	for (i = 0; i < ms->n; i++) {
+		pid_t pid = fork();
+
+		if (pid < 0) {
+			fprintf(stderr, PROG ": fork: %s\n", strerror(errno));
+			return -1;
+		}
+		if (pid == 0) {
+			/* The child's srun handles its own signals. */
+			signal(SIGURG, SIG_DFL);
+			signal(SIGUSR1, SIG_DFL);
+			signal(SIGTERM, SIG_DFL);
+			signal(SIGINT, SIG_DFL);
+			signal(SIGHUP, SIG_DFL);
+			exec_member(c, ms, i, rank_off, node_off, restart,
+				    prev_nnodes);
+		}
+		l->pid[i] = pid;
+		l->n++;
+		l->running++;
+		rank_off += ms->m[i].nnodes * c->nproc_per_node;
+		node_off += ms->m[i].nnodes;
+	}
+	return 0;
+}
+
+/* Reap what exited; returns how many are still running. */
+static size_t reap(struct launch *l)
+{
+	size_t i;
+	int st;
+
+	for (i = 0; i < l->n; i++) {
+		if (l->done[i])
+			continue;
+		if (waitpid(l->pid[i], &st, WNOHANG) == l->pid[i]) {
+			l->done[i] = true;
+			l->status[i] = st;
+			l->running--;
+		}
+	}
+	return l->running;
+}
+
+static bool launch_ok(const struct launch *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (!WIFEXITED(l->status[i]) || WEXITSTATUS(l->status[i]) != 0)
+			return false;
+	return true;
+}
+
+static void describe_status(const struct launch *l, char *out, size_t len)
+{
+	size_t i, off = 0;
+
+	out[0] = '\0';
+	for (i = 0; i < l->n && off < len; i++) {
+		int st = l->status[i];
+		int w;
+
+		if (WIFEXITED(st))
+			w = snprintf(out + off, len - off, "%sexit=%d",
+				     i ? "," : "", WEXITSTATUS(st));
+		else if (WIFSIGNALED(st))
+			w = snprintf(out + off, len - off, "%ssignal=%d",
+				     i ? "," : "", WTERMSIG(st));
+		else
+			w = snprintf(out + off, len - off, "%s?", i ? "," : "");
+		if (w < 0)
+			break;
+		off += (size_t)w;
+	}
+}
+
+/* Kill the job's steps from step id `from` on (the sentinel's is lower). */
+static void kill_steps(uint32_t job_id, uint32_t from)
+{
+	job_step_info_response_msg_t *r = NULL;
+	uint32_t i;
+
+	if (slurm_get_job_steps(0, job_id, NO_VAL, &r, SHOW_ALL) !=
+	    SLURM_SUCCESS)
+		return;
+	for (i = 0; i < r->job_step_count; i++) {
+		uint32_t st = r->job_steps[i].step_id.step_id;
+
+		if (st <= SLURM_MAX_NORMAL_STEP_ID && st >= from)
+			slurm_kill_job_step(job_id, st, SIGKILL);
+	}
+	slurm_free_job_step_info_response_msg(r);
+}
+
+/* After the grace: kill the launch's steps and the sruns. */
+static void kill_launch(const struct config *c, struct launch *l)
+{
+	double deadline;
+	size_t i;
+
+	kill_steps(c->job_id, l->last_step);
+	deadline = now_s() + KILL_WAIT_S;
+	while (reap(l) > 0 && now_s() < deadline)
+		sleep_ms(POLL_MS);
+	for (i = 0; i < l->n; i++)
+		if (!l->done[i])
+			kill(l->pid[i], SIGKILL);
+	while (reap(l) > 0)
+		sleep_ms(POLL_MS);
+}
+
+static const char *signame(int sig)
+{
+	const char *n = parse_signal_name(sig);
+
+	return n ? n : "?";
+}
+
+/*
+ * Did the sentinel report a signal raised on the steps?  The job's own
+ * signal and the other event signals are an event; TERM, INT and HUP
+ * (Slurm's preemption, scancel) otherwise mean the job is ending.
+ */
+static bool sentinel_event(const struct config *c, struct sentinel *s,
+			   const char **cause, bool *stopping, char *detail,
+			   size_t len)
+{
+	int sig = sentinel_read(s, NULL);
+
+	if (sig <= 0)
+		return false;
+	if (sig != c->sig &&
+	    (sig == SIGTERM || sig == SIGINT || sig == SIGHUP)) {
+		*cause = "stop";
+		*stopping = true;
+	} else {
+		*cause = "raised";
+	}
+	snprintf(detail, len, "signal=%s on=steps", signame(sig));
+	return true;
+}
+
+/* ------------------------------------------------------------------ */
+
+static void usage(FILE *f)
+{
+	fprintf(
+	    f,
+	    "usage: " PROG
+	    " [--nproc-per-node=N] [--max-restarts=K] [--] CMD ARGS...\n"
+	    "\n"
+	    "Run CMD as the ranks of this elastic job (in its batch "
+	    "script),\n"
+	    "relaunching them at the new size after each elastic event.\n"
+	    "\n"
+	    "  -n, --nproc-per-node=N  ranks per node (default 1)\n"
+	    "  -r, --max-restarts=K    relaunches after ranks fail on "
+	    "their own,\n"
+	    "                          not counting elastic events "
+	    "(default 3)\n"
+	    "\n"
+	    "Events: the job's elastic signal, SIGURG or SIGUSR1 sent to " PROG
+	    "\n"
+	    "(scancel --full --signal=URG JOB), or its allocation "
+	    "changing size.\n"
+	    "SIGTERM/SIGINT/SIGHUP: tell the ranks, wait the grace, "
+	    "stop.\n");
+}
+
+static int get_uint_opt(const char *name, const char *v, unsigned long min,
+			unsigned long max, unsigned *out)
+{
+	unsigned long n;
+	enum parse_result r = parse_uint(v, min, max, &n);
+
+	if (r != PARSE_OK) {
+		fprintf(stderr, PROG ": --%s=%s: %s (allowed: %lu..%lu)\n",
+			name, v, parse_strerror(r), min, max);
+		return -1;
+	}
+	*out = (unsigned)n;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "nproc-per-node", required_argument, NULL, 'n' },
+		{ "max-restarts", required_argument, NULL, 'r' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct config c;
+	struct job_view v;
+	struct members ms;
+	struct launch l;
+	struct sentinel sen;
+	elastic_error_t err;
+	unsigned long ul;
+	unsigned restart = 0, prev_nnodes = 0, failures = 0;
+	const char *env;
+	int ch;
+
+	if (argc == 2 && strcmp(argv[1], "--sentinel") == 0)
+		return sentinel_main();
+	memset(&c, 0, sizeof(c));
+	c.nproc_per_node = 1;
+	c.max_restarts = 3;
+	while ((ch = getopt_long(argc, argv, "+n:r:h", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'n':
+			if (get_uint_opt("nproc-per-node", optarg, 1, 4096,
+					 &c.nproc_per_node) < 0)
+				return 2;
+			break;
+		case 'r':
+			if (get_uint_opt("max-restarts", optarg, 0, 1000000,
+					 &c.max_restarts) < 0)
+				return 2;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'V':
+			printf(PROG " %s\n", PACKAGE_VERSION);
+			return 0;
+		default:
+			fprintf(stderr, "usage: " PROG " [--nproc-per-node=N] "
+					"[--max-restarts=K] [--] CMD ARGS... "
+					"(" PROG " --help for more)\n");
+			return 2;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, PROG ": no command to run (" PROG
+				     " --help for more)\n");
+		return 2;
+	}
+	c.cmd = argv + optind;
+	env = getenv("SLURM_JOB_ID");
+	if (!env || parse_uint(env, 1, UINT32_MAX, &ul) != PARSE_OK) {
+		fprintf(stderr, PROG ": SLURM_JOB_ID is not set: run " PROG
+				     " in an elastic job's batch script\n");
+		return 2;
+	}
+	c.job_id = (uint32_t)ul;
+	c.srun = getenv("ELASTIC_RUN_SRUN");
+	if (!c.srun || !c.srun[0])
+		c.srun = "srun";
+	c.port = rankenv_default_port(c.job_id);
+
+	slurm_init(NULL);
+	if (load_job(c.job_id, &v, &err) < 0) {
+		fprintf(stderr, PROG ": %s\n", err.text);
+		return 1;
+	}
+	if (v.elastic) {
+		c.sig = v.opts.signal;
+		c.grace = v.opts.grace;
+	} else {
+		fprintf(stderr,
+			PROG ": warning: job %u is not elastic (no elastic "
+			     "tag): using SIGURG and a %u s grace\n",
+			c.job_id, DEFAULT_GRACE);
+		c.sig = SIGURG;
+		c.grace = DEFAULT_GRACE;
+	}
+
+	install(SIGURG, on_event);
+	install(SIGUSR1, on_event);
+	if (c.sig != SIGTERM && c.sig != SIGINT && c.sig != SIGHUP)
+		install(c.sig, on_event);
+	install(SIGTERM, on_stop);
+	install(SIGINT, on_stop);
+	install(SIGHUP, on_stop);
+
+	/* Before the first launch, so that its step id is below the ranks'. */
+	sentinel_start(c.job_id, c.srun, &sen);
+	{
+		double deadline = now_s() + 20;
+		bool ready = false;
+
+		while (!ready && sentinel_read(&sen, &ready) >= 0 &&
+		       now_s() < deadline)
+			sleep_ms(20);
+		if (!ready)
+			fprintf(stderr,
+				PROG ": warning: the sentinel step did not "
+				     "start: events raised on steps only "
+				     "will be missed\n");
+	}
+
+	for (;;) {
+		const char *cause = NULL;
+		char detail[256] = "";
+		double next_poll, t_event = 0;
+		bool up = false, told = false, stopping = false;
+
+		if (restart > 0 && load_job(c.job_id, &v, &err) < 0) {
+			fprintf(stderr, PROG ": %s\n", err.text);
+			return 1;
+		}
+		if (members_from_allocation(c.job_id, &v, &ms, &err) < 0) {
+			fprintf(stderr, PROG ": %s\n", err.text);
+			return 1;
+		}
+		got_event = 0;
+		sentinel_read(&sen, NULL); /* what our own raise caused */
+		timeline(restart ? "relaunch" : "launch", restart, ms.nnodes,
+			 "members=%zu nproc_per_node=%u master=%s:%u", ms.n,
+			 c.nproc_per_node, ms.master_addr, c.port);
+		if (launch(&c, &ms, restart, prev_nnodes, &l) < 0)
+			return 1;
+
+		next_poll = now_s() + ALLOC_POLL_MS / 1000.0;
+		/* Watch until the ranks exit or an event comes. */
+		while (reap(&l) > 0) {
+			if (got_stop) {
+				cause = "stop";
+				snprintf(detail, sizeof(detail), "signal=%s",
+					 signame((int)got_stop));
+				stopping = true;
+				break;
+			}
+			if (got_event) {
+				cause = "signal";
+				snprintf(detail, sizeof(detail), "signal=%s",
+					 signame((int)got_event));
+				break;
+			}
+			if (sentinel_event(&c, &sen, &cause, &stopping, detail,
+					   sizeof(detail)))
+				break;
+			if (!up && steps_up(c.job_id, l.last_step) >= l.n) {
+				up = true;
+				timeline("ranks-up", restart, ms.nnodes,
+					 "ranks=%u",
+					 ms.nnodes * c.nproc_per_node);
+			}
+			if (now_s() >= next_poll) {
+				struct job_view nv;
+
+				next_poll = now_s() + ALLOC_POLL_MS / 1000.0;
+				if (load_job(c.job_id, &nv, NULL) == 0 &&
+				    nv.nnodes != 0 && nv.nnodes != ms.nnodes) {
+					cause = "membership";
+					snprintf(detail, sizeof(detail),
+						 "from=%u to=%u", ms.nnodes,
+						 nv.nnodes);
+					break;
+				}
+			}
+			if (sen.fd >= 0) {
+				struct pollfd pfd = { sen.fd, POLLIN, 0 };
+
+				poll(&pfd, 1, POLL_MS);
+			} else {
+				sleep_ms(POLL_MS);
+			}
+		}
+
+		if (!cause) {
+			/* The ranks all exited: was it an event whose signal
+			 * reaches us after the ranks? */
+			double settle = now_s() + SETTLE_MS / 1000.0;
+
+			while (!got_event && !got_stop && now_s() < settle) {
+				if (sentinel_event(&c, &sen, &cause, &stopping,
+						   detail, sizeof(detail)))
+					break;
+				sleep_ms(20);
+			}
+			if (!cause && (got_event || got_stop)) {
+				cause = got_stop ? "stop" : "signal";
+				stopping = got_stop != 0;
+				snprintf(detail, sizeof(detail), "signal=%s",
+					 signame(got_stop ? (int)got_stop
+							  : (int)got_event));
+			}
+		}
+
+		if (cause) {
+			double deadline;
+
+			t_event = now_s();
+			timeline("event", restart, ms.nnodes, "cause=%s %s",
+				 cause, detail);
+			if (l.running > 0) {
+				if (raise_job(c.job_id, c.sig, &err) < 0)
+					fprintf(stderr, PROG ": %s\n",
+						err.text);
+				else
+					told = true;
+			}
+			timeline("told", restart, ms.nnodes, "signal=%s ok=%s",
+				 parse_signal_name(c.sig)
+				     ? parse_signal_name(c.sig)
+				     : "?",
+				 told || l.running == 0 ? "yes" : "no");
+			deadline = t_event + c.grace;
+			while (reap(&l) > 0 && now_s() < deadline)
+				sleep_ms(POLL_MS);
+			if (l.running > 0) {
+				size_t left = l.running;
+
+				kill_launch(&c, &l);
+				timeline(
+				    "exited", restart, ms.nnodes,
+				    "killed_members=%zu grace=%u waited=%.3f",
+				    left, c.grace, now_s() - t_event);
+			} else {
+				describe_status(&l, detail, sizeof(detail));
+				timeline(
+				    "exited", restart, ms.nnodes,
+				    "killed_members=0 waited=%.3f status=%s",
+				    now_s() - t_event, detail);
+			}
+			if (stopping) {
+				timeline("done", restart, ms.nnodes,
+					 "result=stopped");
+				sentinel_stop(&sen);
+				return 128 +
+				       (got_stop ? (int)got_stop : SIGTERM);
+			}
+			prev_nnodes = ms.nnodes;
+			restart++;
+			continue;
+		}
+
+		describe_status(&l, detail, sizeof(detail));
+		if (launch_ok(&l)) {
+			timeline("done", restart, ms.nnodes,
+				 "result=success status=%s", detail);
+			sentinel_stop(&sen);
+			return 0;
+		}
+		failures++;
+		timeline("failure", restart, ms.nnodes,
+			 "status=%s failures=%u max_restarts=%u", detail,
+			 failures, c.max_restarts);
+		if (failures > c.max_restarts) {
+			timeline("done", restart, ms.nnodes, "result=failed");
+			sentinel_stop(&sen);
+			fprintf(stderr,
+				PROG ": the ranks failed %u time%s on their "
+				     "own (not an elastic event; last: %s), "
+				     "more than --max-restarts=%u: giving up\n",
+				failures, failures == 1 ? "" : "s", detail,
+				c.max_restarts);
+			return 1;
+		}
+		prev_nnodes = ms.nnodes;
+		restart++;
+	}
+}
