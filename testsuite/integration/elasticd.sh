@@ -431,9 +431,12 @@ slurm_units() {
 	squeue_py "[fmt(j) for j in units_of($1) if ${2:+j.get(\"job_state\") == \"$2\" and} True]"
 }
 running_units() { slurm_units "$1" RUNNING | awk '{ print $1 }' | sort -n | tr '\n' ' '; }
-# orphan_units: live unit jobs whose group is not a live elastic base job.
+# orphan_units: unit jobs nobody cancelled (neither ended nor completing)
+# whose group is not a live elastic base job.  A completing unit has been
+# cancelled: how long its processes take to go is Slurm's KillWait, not
+# elasticd's doing.
 orphan_units() {
-	squeue_py '[fmt(j) for j in jobs if unit(j) and live(j) and not any(
+	squeue_py '[fmt(j) for j in jobs if unit(j) and live(j) and j.get("job_state") != "COMPLETING" and not any(
 		str(b["job_id"]) == unit(j).get("group") and base_tag(b) and live(b) for b in jobs)]'
 }
 
