@@ -210,6 +210,17 @@ static int set_list(char *val, struct policy_list *l, struct policy_caps *c,
 	return 0;
 }
 
+void policy_conf_path(const char *slurm_conf, char *buf, size_t len)
+{
+	const char *slash = slurm_conf ? strrchr(slurm_conf, '/') : NULL;
+
+	if (slash)
+		snprintf(buf, len, "%.*s/elastic.conf",
+			 (int)(slash - slurm_conf), slurm_conf);
+	else
+		snprintf(buf, len, "%s/elastic.conf", SLURM_SYSCONFDIR);
+}
+
 int policy_check_path(const char *path, const char *what, elastic_error_t *err)
 {
 	if (!*path)

@@ -113,6 +113,12 @@ int policy_parse(struct elastic_policy *p, const char *text, const char *name,
 int policy_load(struct elastic_policy *p, const char *path, bool *found,
 		elastic_error_t *err);
 
+/*
+ * Where elastic.conf is: beside slurm.conf (the path the caller knows it
+ * by, may be NULL), else in Slurm's configuration directory.
+ */
+void policy_conf_path(const char *slurm_conf, char *buf, size_t len);
+
 /* Checks a checkpoint dir pattern: absolute or under %h, known escapes. */
 int policy_check_path(const char *path, const char *what, elastic_error_t *err);
 

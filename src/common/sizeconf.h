@@ -18,6 +18,9 @@
  * overrides the default's variables one by one.  The canonical form (what
  * travels to slurmctld and the ranks) joins normalized lines with ';'.
  */
+/* Where the canonical form travels: spank_job_env and the job env. */
+#define SIZE_CONFIG_ENV "ELASTIC_SIZE_CONFIG"
+
 #define SIZECONF_FILE_MAX    (64 * 1024)
 #define SIZECONF_TEXT_MAX    4096 /* canonical form */
 #define SIZECONF_ENTRIES_MAX 65

@@ -101,18 +101,6 @@ static void usage_hint(void)
 			"raise JOB (" PROG " --help for more)\n");
 }
 
-/* elastic.conf beside slurm.conf, as the plugins find it. */
-static void conf_path(char *buf, size_t len)
-{
-	const char *sc = getenv("SLURM_CONF");
-	const char *slash = sc ? strrchr(sc, '/') : NULL;
-
-	if (slash)
-		snprintf(buf, len, "%.*s/elastic.conf", (int)(slash - sc), sc);
-	else
-		snprintf(buf, len, "%s/elastic.conf", SLURM_SYSCONFDIR);
-}
-
 /*
  * The server's address and munge socket: option, then environment, then
  * elastic.conf (read only when needed), then the defaults.
@@ -129,7 +117,9 @@ static int configure(struct ctl *c, const char *opt_server,
 	unsigned port;
 	bool found;
 
-	conf_path(c->conf_path, sizeof(c->conf_path));
+	/* Beside slurm.conf, as the plugins find it. */
+	policy_conf_path(getenv("SLURM_CONF"), c->conf_path,
+			 sizeof(c->conf_path));
 	if (env_server && !*env_server)
 		env_server = NULL;
 	if (env_munge && !*env_munge)

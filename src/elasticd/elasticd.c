@@ -111,18 +111,6 @@ static void usage(FILE *f)
 		   "  -V       the version\n");
 }
 
-/* elastic.conf beside slurm.conf, as job_submit/elastic reads it. */
-static void default_conf(char *buf, size_t len)
-{
-	const char *sc = secure_getenv("SLURM_CONF");
-	const char *slash = sc ? strrchr(sc, '/') : NULL;
-
-	if (slash)
-		snprintf(buf, len, "%.*s/elastic.conf", (int)(slash - sc), sc);
-	else
-		snprintf(buf, len, "%s/elastic.conf", SLURM_SYSCONFDIR);
-}
-
 /* (Re)read the policy when the file changed.  The daemon's own keys
  * (listen address, interval, ...) apply at the next start only. */
 static int load_policy(bool first)
@@ -427,7 +415,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (!ctx.conf_path[0])
-		default_conf(ctx.conf_path, sizeof(ctx.conf_path));
+		policy_conf_path(secure_getenv("SLURM_CONF"), ctx.conf_path,
+				 sizeof(ctx.conf_path));
 	if (load_policy(true) < 0)
 		return 1;
 

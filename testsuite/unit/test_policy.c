@@ -1,4 +1,6 @@
 /* Unit tests of policy.c: elastic.conf, every key, every relation. */
+#include "config.h"
+
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -1178,6 +1180,20 @@ static void load_invalid(void **state)
 	assert_memory_equal(&p, &before, sizeof(p));
 }
 
+static void conf_path(void **state)
+{
+	char buf[64];
+
+	policy_conf_path("/etc/slurm-llnl/slurm.conf", buf, sizeof(buf));
+	assert_string_equal(buf, "/etc/slurm-llnl/elastic.conf");
+	policy_conf_path("/slurm.conf", buf, sizeof(buf));
+	assert_string_equal(buf, "/elastic.conf");
+	policy_conf_path("slurm.conf", buf, sizeof(buf));
+	assert_string_equal(buf, SLURM_SYSCONFDIR "/elastic.conf");
+	policy_conf_path(NULL, buf, sizeof(buf));
+	assert_string_equal(buf, SLURM_SYSCONFDIR "/elastic.conf");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1205,6 +1221,7 @@ int main(void)
 		cmocka_unit_test(caps_above_max_nodes),
 		cmocka_unit_test(list_has_and_caps_get),
 		cmocka_unit_test(ondemand_words),
+		cmocka_unit_test(conf_path),
 		cmocka_unit_test_setup_teardown(load_missing, tmp_setup,
 						tmp_teardown),
 		cmocka_unit_test_setup_teardown(load_present, tmp_setup,

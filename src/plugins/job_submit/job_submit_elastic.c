@@ -34,8 +34,6 @@ const char plugin_name[] = "Elastic training job submit plugin";
 const char plugin_type[] = "job_submit/elastic";
 const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 
-#define SIZE_CONFIG_ENV "ELASTIC_SIZE_CONFIG"
-
 /* slurmctld calls job_submit and job_modify under its job write lock, so
  * this state needs no lock of its own. */
 static struct plugin_context {
@@ -46,18 +44,6 @@ static struct plugin_context {
 	elastic_error_t policy_err;
 	struct size_config sc;
 } ctx;
-
-/* elastic.conf lives beside slurm.conf, like Slurm's other config files. */
-static void conf_path(char *buf, size_t len)
-{
-	const char *sc = slurm_conf.slurm_conf;
-	const char *slash = sc ? strrchr(sc, '/') : NULL;
-
-	if (slash)
-		snprintf(buf, len, "%.*s/elastic.conf", (int)(slash - sc), sc);
-	else
-		snprintf(buf, len, "%s/elastic.conf", SLURM_SYSCONFDIR);
-}
 
 static bool same_file(const struct stat *a, const struct stat *b)
 {
@@ -97,7 +83,9 @@ static void load_policy(bool force)
 
 int init(void)
 {
-	conf_path(ctx.conf_path, sizeof(ctx.conf_path));
+	/* Beside slurm.conf, like Slurm's other configuration files. */
+	policy_conf_path(slurm_conf.slurm_conf, ctx.conf_path,
+			 sizeof(ctx.conf_path));
 	load_policy(true);
 	return SLURM_SUCCESS;
 }
@@ -257,8 +245,7 @@ int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_msg)
  * change.  A change that sets an elastic tag must be a well-formed,
  * consistent tag; the site's caps are the administrator's to override.
  */
-static int modify(job_desc_msg_t *job_desc, uint32_t submit_uid,
-		  char **err_msg)
+static int modify(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_msg)
 {
 	struct elastic_opts opts;
 	const char *c = job_desc->admin_comment;

@@ -34,8 +34,6 @@ SPANK_PLUGIN(elastic, 1);
 /* slurm.conf as the host process read it; elastic.conf lives beside it. */
 extern slurm_conf_t slurm_conf;
 
-#define SIZE_CONFIG_ENV "ELASTIC_SIZE_CONFIG"
-
 static struct plugin_context {
 	struct elastic_opts opts;
 	struct size_config sc;
@@ -139,17 +137,6 @@ static int client_size_config(spank_t sp, elastic_error_t *err)
 	return 0;
 }
 
-static void conf_path(char *buf, size_t len)
-{
-	const char *sc = slurm_conf.slurm_conf;
-	const char *slash = sc ? strrchr(sc, '/') : NULL;
-
-	if (slash)
-		snprintf(buf, len, "%.*s/elastic.conf", (int)(slash - sc), sc);
-	else
-		snprintf(buf, len, "%s/elastic.conf", SLURM_SYSCONFDIR);
-}
-
 /*
  * slurmstepd: the job's options complete with the site's defaults, as
  * slurmctld computed them (same elastic.conf, same rules).
@@ -162,7 +149,7 @@ static int remote_setup(spank_t sp, elastic_error_t *err)
 
 	if (!p)
 		return elastic_errorf(err, "out of memory");
-	conf_path(path, sizeof(path));
+	policy_conf_path(slurm_conf.slurm_conf, path, sizeof(path));
 	rc = policy_load(p, path, NULL, err);
 	if (rc == 0)
 		options_apply_defaults(&ctx.opts, p, NULL);
