@@ -168,3 +168,17 @@ require_users() {
 			bail "test user $u does not exist (./quickstart check creates it: useradd --create-home --user-group $u)"
 	done
 }
+
+rejected() { # rejected DESC REGEX SBATCH-ARGS...
+	local desc=$1 want=$2 out rc
+	shift 2
+	out=$(sbatch -H "$@" --wrap true 2>&1)
+	rc=$?
+	if [ "$rc" -ne 0 ] && printf '%s\n' "$out" | grep -Eq -- "$want"; then
+		_report 0 "$desc"
+	else
+		_report 1 "$desc"
+		diag "exit $rc, output:" "$out" "want: $want"
+		[ "$rc" -eq 0 ] && scancel "$out" 2>/dev/null
+	fi
+}

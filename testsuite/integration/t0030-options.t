@@ -24,19 +24,6 @@ tag_has() { # tag_has DESC SBATCH-ARGS... -- WORD...
 	scancel "$jid" 2>/dev/null
 }
 
-rejected() { # rejected DESC REGEX SBATCH-ARGS...: fails, with REGEX on one line
-	local desc=$1 want=$2 out rc
-	shift 2
-	out=$(sbatch -H "$@" --wrap true 2>&1)
-	rc=$?
-	if [ "$rc" -ne 0 ] && printf '%s\n' "$out" | grep -Eq -- "$want"; then
-		_report 0 "$desc"
-	else
-		_report 1 "$desc"
-		diag "exit $rc, output:" "$out" "want: $want"
-		[ "$rc" -eq 0 ] && scancel "$out" 2>/dev/null
-	fi
-}
 
 # --- each option, good -----------------------------------------------------
 tag_has "--elastic-step" --elastic-min=2 --elastic-max=6 --elastic-step=2 -- min=2 max=6 step=2

@@ -9,19 +9,6 @@ require_cluster
 plan 16
 trap restore_policy EXIT
 
-rejected() { # rejected DESC REGEX SBATCH-ARGS...
-	local desc=$1 want=$2 out rc
-	shift 2
-	out=$(sbatch -H "$@" --wrap true 2>&1)
-	rc=$?
-	if [ "$rc" -ne 0 ] && printf '%s\n' "$out" | grep -Eq -- "$want"; then
-		_report 0 "$desc"
-	else
-		_report 1 "$desc"
-		diag "exit $rc, output:" "$out" "want: $want"
-		[ "$rc" -eq 0 ] && scancel "$out" 2>/dev/null
-	fi
-}
 accepted() { # accepted DESC SBATCH-ARGS...
 	local desc=$1 out
 	shift
