@@ -82,6 +82,9 @@
 #define RELAUNCH_GEN_WAIT_S 1.5
 #define ED_OUTAGE_WAIT_S    10
 #define ED_PROBE_S	    5
+/* After ranks failed: how long to look for a lost member, how often. */
+#define MOVED_WAIT_S  3
+#define MOVED_POLL_MS 250
 
 /* ------------------------------------------------------------------ */
 /* Timeline */
@@ -495,6 +498,25 @@ static bool world_changed(const struct config *c, struct source *src,
 	return changed;
 }
 
+/*
+ * Ranks failed: did the world lose a member (a node or a unit failed)?
+ * elasticd and slurmctld see it within a poll or two of the ranks.
+ */
+static bool world_moved(const struct config *c, struct source *src,
+			struct members *cur, char *detail, size_t len)
+{
+	double deadline = now_s() + MOVED_WAIT_S, next = 0;
+
+	for (;;) {
+		if (world_changed(c, src, cur, &next, detail, len))
+			return true;
+		if (now_s() >= deadline)
+			return false;
+		sleep_ms(MOVED_POLL_MS);
+		next = 0;
+	}
+}
+
 /* Variables of the batch step that would mislead srun --jobid. */
 static const char *const stale_vars[] = {
 	"SLURM_NNODES",
@@ -850,6 +872,18 @@ static bool launch_ok(const struct launch *l)
 	return true;
 }
 
+/* A member whose srun failed while others still run: its index, or -1. */
+static int member_failed(const struct launch *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (l->done[i] && (!WIFEXITED(l->status[i]) ||
+				   WEXITSTATUS(l->status[i]) != 0))
+			return (int)i;
+	return -1;
+}
+
 static void describe_status(const struct launch *l, char *out, size_t len)
 {
 	size_t i, off = 0;
@@ -1146,7 +1180,8 @@ int main(int argc, char **argv)
 		const char *cause = NULL;
 		char detail[256] = "";
 		double next_poll, t_event = 0;
-		bool up = false, told = false, stopping = false;
+		bool up = false, told = false, stopping = false, moved;
+		int failed = -1;
 
 		if (current_members(&c, &src, prev_gen, &ms, &err) < 0) {
 			fprintf(stderr, PROG ": %s\n", err.text);
@@ -1184,6 +1219,15 @@ int main(int argc, char **argv)
 			if (sentinel_event(&c, &sen, &cause, &stopping, detail,
 					   sizeof(detail)))
 				break;
+			if (l.running < l.n &&
+			    (failed = member_failed(&l)) >= 0) {
+				/* The others may wait on it in a collective. */
+				cause = "member-exit";
+				snprintf(detail, sizeof(detail),
+					 "job=%u nodes=%s", l.job[failed],
+					 ms.m[failed].nodes);
+				break;
+			}
 			if (!up && launch_up(&l) >= l.n) {
 				up = true;
 				timeline("ranks-up", restart, ms.nnodes,
@@ -1262,18 +1306,37 @@ int main(int argc, char **argv)
 				return 128 +
 				       (got_stop ? (int)got_stop : SIGTERM);
 			}
-			prev_nnodes = ms.nnodes;
-			prev_gen = ms.generation;
-			restart++;
-			continue;
+			/* A member failed: an elastic event if the world lost
+			 * it (a node or unit failed), else a failure. */
+			if (failed < 0 || world_moved(&c, &src, &ms, detail,
+						      sizeof(detail))) {
+				prev_nnodes = ms.nnodes;
+				prev_gen = ms.generation;
+				restart++;
+				continue;
+			}
 		}
 
 		describe_status(&l, detail, sizeof(detail));
-		if (launch_ok(&l)) {
+		if (failed < 0 && launch_ok(&l)) {
 			timeline("done", restart, ms.nnodes,
 				 "result=success status=%s", detail);
 			sentinel_stop(&sen);
 			return 0;
+		}
+		if (failed < 0) {
+			char why[256];
+
+			moved = world_moved(&c, &src, &ms, why, sizeof(why));
+			if (moved) {
+				timeline("event", restart, ms.nnodes,
+					 "cause=membership %s status=%s", why,
+					 detail);
+				prev_nnodes = ms.nnodes;
+				prev_gen = 0;
+				restart++;
+				continue;
+			}
 		}
 		failures++;
 		timeline("failure", restart, ms.nnodes,
