@@ -85,6 +85,8 @@
 /* After ranks failed: how long to look for a lost member, how often. */
 #define MOVED_WAIT_S  3
 #define MOVED_POLL_MS 250
+/* Beyond the fault timeout: elasticd's poll and decision. */
+#define FAULT_MARGIN_S 5
 
 /* ------------------------------------------------------------------ */
 /* Timeline */
@@ -164,8 +166,9 @@ struct config {
 	unsigned nproc_per_node;
 	unsigned max_restarts;
 	char **cmd;
-	int sig;	/* the job's elastic signal */
-	unsigned grace; /* seconds */
+	int sig;		/* the job's elastic signal */
+	unsigned grace;		/* seconds */
+	unsigned fault_timeout; /* seconds elasticd waits for a replacement */
 	unsigned port;
 	const char *srun;
 };
@@ -289,6 +292,10 @@ struct source {
 	bool ed_mode;	 /* the current world is elasticd's */
 	bool ed_trouble; /* an outage was reported */
 	bool ed_said;	 /* the fallback to the allocation was reported */
+	/* A member left the world without a new generation (a unit or node
+	 * failed): elasticd waits the fault timeout for a replacement before
+	 * it publishes the next world, and so does the relaunch. */
+	bool degraded;
 	char why[sizeof(((elastic_error_t *)0)->text)]; /* last failure */
 	double next_probe; /* allocation mode: when to ask elasticd again */
 };
@@ -401,10 +408,14 @@ static int current_members(const struct config *c, struct source *src,
 	enum fetch_result fr;
 
 	if (src->have_ed) {
-		deadline =
-		    now_s() + (src->ed_mode ? (after_gen ? RELAUNCH_GEN_WAIT_S
-							 : ED_OUTAGE_WAIT_S)
-					    : ED_START_WAIT_S);
+		double wait = !src->ed_mode ? ED_START_WAIT_S
+			      : !after_gen  ? ED_OUTAGE_WAIT_S
+			      : src->degraded
+				  ? c->fault_timeout + FAULT_MARGIN_S
+				  : RELAUNCH_GEN_WAIT_S;
+
+		deadline = now_s() + wait;
+		src->degraded = false;
 		for (;;) {
 			fr = ed_fetch(c, src, ms);
 			if (fr == FETCH_OK &&
@@ -463,6 +474,8 @@ static bool world_changed(const struct config *c, struct source *src,
 		*next_poll = t + ED_POLL_MS / 1000.0;
 		if (ed_fetch(c, src, nm) == FETCH_OK) {
 			if (!members_same(nm, cur)) {
+				src->degraded =
+				    nm->generation == cur->generation;
 				snprintf(detail, len,
 					 "generation=%llu->%llu from=%u to=%u "
 					 "members=%zu->%zu",
@@ -1141,6 +1154,7 @@ int main(int argc, char **argv)
 	if (v.elastic) {
 		c.sig = v.opts.signal;
 		c.grace = v.opts.grace;
+		c.fault_timeout = v.opts.fault_timeout;
 		if (source_init(&src, ed_server, ed_munge) < 0)
 			return 2;
 	} else {
@@ -1333,7 +1347,7 @@ int main(int argc, char **argv)
 					 "cause=membership %s status=%s", why,
 					 detail);
 				prev_nnodes = ms.nnodes;
-				prev_gen = 0;
+				prev_gen = ms.generation;
 				restart++;
 				continue;
 			}

@@ -1,0 +1,145 @@
+#!/bin/bash
+# Real PyTorch DDP ranks (gloo on CPU) under elastic-run and elasticd, in
+# one job: start at min (the other nodes busy), grow into idle nodes, lose
+# two units to a high-priority job, grow back, lose a node to failure, grow
+# back, finish.  After each resize the ranks resume from the last
+# checkpoint at the new world size; at the end every sample of every epoch
+# was processed exactly once (beyond the steps after the last periodic
+# checkpoint that the failed node's world redid) and the loss decreased.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/elasticd.sh"
+ed_setup
+
+plan 29
+
+RUN="$ELASTIC_BUILDDIR/src/elastic-run/elastic-run"
+EX="$ELASTIC_SRCDIR/contribs/examples/pytorch"
+W=$ED_TMP/w
+mkdir -p "$W/samples" "$W/ckpt" && chmod -R 777 "$W"
+"$PYTHON" -c 'import torch' 2>/dev/null || bail "python3-torch is not installed"
+
+SAMPLES=2048 BATCH=64 EVERY=10
+STEPS_PER_EPOCH=$((SAMPLES / BATCH))
+EPOCHS=${T0300_EPOCHS:-60}
+out=$W/out
+log() { grep -E -- "$1" "$out" 2>/dev/null; }
+log_has() { grep -qE -- "$1" "$out" 2>/dev/null; }
+# resumed_at W: the restart count of the newest start of a world of W ranks.
+resumed_at() { log "^train_ddp: world $1 restart [0-9]+ " | tail -n1 | sed -E 's/^train_ddp: world [0-9]+ restart ([0-9]+) .*/\1/'; }
+# trains_at W R: rank 0 of restart R (world W) logged a training step.
+trains_at() { awk -v w="$1" -v r="$2" '
+	/^train_ddp: world / { cur = ($3 == w && $5 == r) }
+	cur && /^step / && $NF == w { found = 1 } END { exit !found }' "$out"; }
+# phase W: wait for the ranks to resume at a world of W and train a step.
+phase() {
+	local w=$1 desc=$2 r
+	if ! wait_until 90 eval "[ -n \"\$(resumed_at $w)\" ] && [ \"\$(resumed_at $w)\" -gt ${last_r:--1} ]"; then
+		_report 1 "$desc"
+		diag "$(grep -E 'elastic-run:|^train_ddp' "$out" | tail -n 12)"
+		return 1
+	fi
+	r=$(resumed_at "$w")
+	wait_until 60 trains_at "$w" "$r"
+	_report $? "$desc"
+	last_r=$r
+	figure "pytorch: $desc: $(secs_since "$t_phase") s"
+}
+last_r=-1
+
+ok "elasticd starts" ed_start
+# The 3 other preemptible nodes are busy: the group starts at min.
+fill=$(filler preempt 3)
+ok "3 of the 4 preemptible nodes are busy" wait_until 30 job_running "$fill"
+t_phase=$(now)
+base=$(ED_WRAP="export OMP_NUM_THREADS=1 PYTHONPATH=$ELASTIC_SRCDIR/contribs/python
+exec $RUN -- $PYTHON $EX/train_ddp.py --samples $SAMPLES --global-batch $BATCH --epochs $EPOCHS \
+	--step-sleep 0.05 --checkpoint-every $EVERY --log-every 5 --sample-log-dir $W/samples --timeout 60" \
+	submit_group "$TEST_USER" --elastic-min=1 --elastic-max=4 --elastic-step=1 \
+	--elastic-scale-delay=2 --elastic-grace=30 --elastic-fault-timeout=5 \
+	--elastic-checkpoint-dir="$W/ckpt/%j" -o "$out")
+like "a min=1 max=4 PyTorch job is accepted" "$base" '^[0-9]+$'
+phase 1 "it starts at min: 1 rank, fresh"
+like "... from no checkpoint" "$(log '^train_ddp: world 1 restart 0 ')" 'fresh start at step 0'
+
+# --- growth into idle nodes ------------------------------------------------------
+t_phase=$(now)
+scancel "$fill"
+phase 4 "the nodes go idle: it grows to 4 ranks"
+r_grow=$last_r
+
+# --- two units preempted ------------------------------------------------------------
+t_phase=$(now)
+hjid=$(sbatch --parsable -p high -N2 -J preemptor -D "$ED_TMP" -o /dev/null -t 30 --wrap 'exec sleep 1800')
+phase 2 "a 2-node high-priority job takes 2 units: it goes on at 2 ranks"
+r_pre=$last_r
+ok "the preemptor runs" wait_until 30 job_running "$hjid"
+
+t_phase=$(now)
+scancel "$hjid"
+phase 4 "the preemptor ends: it grows back to 4 ranks"
+r_back=$last_r
+
+# --- a node fails ----------------------------------------------------------------------
+unit=$(running_units "$base" | tr ' ' '\n' | sed '/^$/d' | tail -n1)
+node=$(job_hosts "$unit")
+t_phase=$(now)
+node_fail "$node"
+phase 3 "a unit's node ($node) fails: it goes on at 3 ranks"
+r_fail=$last_r
+t_phase=$(now)
+node_resume "$node"
+phase 4 "the node is back: it grows back to 4 ranks"
+
+# --- the end ---------------------------------------------------------------------------------
+ok "training finishes" wait_until 400 log_has '^train_ddp: done: '
+ok "elastic-run reports success" wait_until 30 log_has 'elastic-run: .* event=done .*result=success'
+ok "the base job completes" wait_until 30 eval '[ "$(job_field "$base" JobState)" = COMPLETED ]'
+
+# Each elastic resize resumed from the checkpoint the ranks wrote at the
+# event: "elastic event at step S ... checkpoint .../ckpt-S.pt", then the
+# next start "resumed from .../ckpt-S.pt at step S".
+resume_ok() { # resume_ok RESTART: restart R resumed from R-1's event checkpoint
+	local prev
+	prev=$(awk -v r="$(($1 - 1))" '
+		/^train_ddp: world / { cur = ($5 == r) }
+		cur && /^train_ddp: elastic event at step/ { print $6 }' "$out" | tail -n1)
+	[ -n "$prev" ] && log "^train_ddp: world [0-9]+ restart $1 " | grep -qE "resumed from .*/ckpt-0*$prev\.pt at step $prev,"
+}
+ok "the growth to 4 resumed from the checkpoint written at the event" resume_ok "$r_grow"
+ok "the shrink to 2 (preemption) resumed from the event's checkpoint" resume_ok "$r_pre"
+ok "the regrowth to 4 resumed from the event's checkpoint" resume_ok "$r_back"
+# The failed node's world resumed from the newest checkpoint there was:
+# the one its ranks wrote when told of the lost member (if they still could
+# reach each other) or the last periodic one (every $EVERY steps).
+fail_step=$(log "^train_ddp: world 3 restart $r_fail " | sed -nE 's/.* at step ([0-9]+),.*/\1/p')
+back_step=$(log "^train_ddp: world 4 restart $r_back " | sed -nE 's/.* at step ([0-9]+),.*/\1/p')
+ev_step=$(awk -v r="$r_back" '
+	/^train_ddp: world / { cur = ($5 == r) }
+	cur && /^train_ddp: elastic event at step/ { print $6 }' "$out" | tail -n1)
+like "after the failure, the world of 3 resumed from a checkpoint" \
+	"$(log "^train_ddp: world 3 restart $r_fail ")" "resumed from .*/ckpt-[0-9]+\.pt at step [0-9]+,"
+ok "... at step $fail_step: the event's (${ev_step:-none}) or a periodic one after $back_step" \
+	eval '[ -n "$fail_step" ] && { [ "$fail_step" = "$ev_step" ] ||
+		{ [ $((fail_step % EVERY)) -eq 0 ] && [ "$fail_step" -ge "$back_step" ]; }; }'
+is "elastic-run counted no failure: every relaunch was an elastic event" "$(log 'event=failure' | wc -l)" 0
+like "the failure was seen as the world losing a member" "$(log 'event=event .*cause=(member-exit|membership)' | tail -n1)" "cause=(member-exit job=$unit|membership .*members=4->3)"
+
+# Exactly once: every (epoch, sample) processed once, except the samples
+# of the steps the failed world redid after its last checkpoint.
+window=$(((EVERY + 1) * BATCH))
+cs=$(runuser -u "$TEST_USER" -- "$PYTHON" "$EX/check_samples.py" "$W/samples" "$SAMPLES" "$EPOCHS" --window "$window")
+ok "every sample of every epoch processed, none repeated beyond the $window of the failure: $cs" \
+	runuser -u "$TEST_USER" -- "$PYTHON" "$EX/check_samples.py" "$W/samples" "$SAMPLES" "$EPOCHS" --window "$window"
+like "... and nothing missing" "$cs" ' 0 missing, 0 unexpected'
+init=$(log '^initial loss ' | awk '{ print $3 }')
+final=$(log '^final loss ' | awk '{ print $3 }')
+ok "the loss decreased ($init -> $final)" awk -v a="$init" -v b="$final" 'BEGIN { exit !(b < a / 10) }'
+is "the last world had 4 ranks" "$(log '^step ' | tail -n1 | awk '{ print $NF }')" 4
+worlds=$(log '^train_ddp: world ' | awk '{ print $3 }' | tr '\n' ' ')
+is "the worlds, in order: 1, 4, 2, 4, 3, 4" "$(echo "$worlds" | tr -s ' ' | sed 's/ $//')" "1 4 2 4 3 4"
+steps=$(log '^train_ddp: done: ' | sed -E 's/.* ([0-9]+) steps.*/\1/')
+is "the total number of steps is that of an uninterrupted run" "$steps" "$((EPOCHS * STEPS_PER_EPOCH))"
+ok "checkpoints were written in --elastic-checkpoint-dir" test -n "$(ls "$W/ckpt/$base" 2>/dev/null)"
+diag "timeline:" && grep -E 'elastic-run: .*event=(launch|relaunch|event|ranks-up|done)' "$out" | sed 's/^/#   /' || true
+ok "elasticd stops on SIGTERM" ed_stop
+done_testing
