@@ -14,35 +14,51 @@
  *
  * What a launcher (elastic-run) calls
  * -----------------------------------
- * Before each launch, ELASTIC_PREV_CHECKPOINT:
+ * The options come from the job's tag (options_parse_tag):
+ * opts.checkpoint_dir (a pattern: expand it with options_expand_path,
+ * %j = the base job id), opts.keep, opts.resume_from and opts.eval_cmd
+ * ("" when not given).
  *
- *     char prev[CKPT_PATH_MAX];
- *     rc = ckpt_prev_checkpoint(ckpt_dir, opts.resume_from[0] ?
- *                               opts.resume_from : NULL, job_dir, &r,
- *                               prev, sizeof(prev), &step, &err);
+ * 1. Before each launch, ELASTIC_PREV_CHECKPOINT:
  *
- *   The newest checkpoint of the job's own dir (the job's earlier worlds
- *   and earlier runs of a requeued job); if it has none, the checkpoint
- *   --elastic-resume-from names (resolved as the user); if neither, "" (a
- *   fresh start).  rc -1 (err one line, for the job's output) is fatal
- *   only when --elastic-resume-from names nothing: the user asked for it.
- *   job_dir is ckpt_job_dir_fn: the checkpoint dir of another job; build
- *   it with ckpt_job_dir() from that job's tag (slurm_load_job, if
- *   slurmctld still knows it) and else from this job's pattern.
+ *        char prev[CKPT_PATH_MAX];
+ *        if (ckpt_prev_checkpoint(dir, opts.resume_from, job_dir, &ctx,
+ *                                 prev, sizeof(prev), NULL, &err) < 0)
+ *                fail the job with err.text (one line);
+ *        setenv("ELASTIC_PREV_CHECKPOINT", prev, 1);   (may be "")
  *
- * Periodically while the ranks run (every few seconds):
+ *    The newest checkpoint of the job's own dir (its earlier worlds, an
+ *    earlier run of a requeued job), else what --elastic-resume-from
+ *    names, else "".  Only a resume spec that names nothing fails.
+ *    job_dir (ckpt_job_dir_fn) gives another job's checkpoint dir: load
+ *    that job (slurm_load_job) and call ckpt_job_dir(id, its
+ *    admin_comment or NULL if slurmctld no longer knows it,
+ *    opts.checkpoint_dir, user, home, ...); %u and %h are this job's
+ *    user's.  Resolve as the user (the launcher runs as the user).
  *
- *     ckpt_list(ckpt_dir, &l, &err);
- *     new checkpoints: ckpt_eval_todo() (ckpt_eval.h) against the eval
- *       index; for each, when --elastic-eval is set, ckpt_eval_argv() and
- *       run sbatch, then ckpt_eval_index_add() + ckpt_eval_index_save();
- *     in use: prev (what the running ranks resumed from) and the paths of
- *       the steps whose eval jobs are still pending or running
- *       (ckpt_eval_active());
- *     ckpt_retain(&l, opts.keep, in_use, n_in_use, &deleted, &err);
- *     ckpt_list_free(&l);
+ * 2. Every few seconds while the ranks run, and once after they exit:
  *
- *   The newest checkpoint is never deleted, nor one in use.
+ *        struct ckpt_tick t = {
+ *                .ckpt_dir = dir, .keep = opts.keep, .prev = prev,
+ *                .eval_cmd = opts.eval_cmd, .job_id = base_job_id,
+ *                .partition = ckpt_eval_partition(&policy),
+ *                .active = eval_job_active, .arg = &ctx,
+ *        };
+ *        struct ckpt_tick_result res;
+ *        if (ckpt_tick(&t, &res, &err) < 0)
+ *                log err.text (not fatal);
+ *
+ *    (ckpt_eval.h).  It lists the dir; for each checkpoint newer than
+ *    every one evaluated so far it submits an eval job
+ *    (ckpt_eval_submit: sbatch with the job's SPANK options removed from
+ *    its environment, so the eval job is not elastic) and records it in
+ *    DIR/eval/index; then it deletes checkpoints beyond --elastic-keep,
+ *    oldest first, never the newest, never prev, never one whose eval job
+ *    eval_job_active() (slurm_load_job: pending or running) says is still
+ *    reading it.  res says what it did, for the timeline.
+ *
+ * Lower-level pieces, for other callers: ckpt_list, ckpt_newest,
+ * ckpt_find, ckpt_retention (pure), ckpt_retain, ckpt_resolve.
  */
 
 #include <stdbool.h>

@@ -125,4 +125,48 @@ size_t ckpt_eval_active(const struct ckpt_eval_index *ix,
 int ckpt_eval_result(const char *ckpt_dir, uint64_t step, char *buf,
 		     size_t len);
 
+/*
+ * Run r's sbatch command line (ckpt_eval_argv) with the environment of
+ * this process minus ckpt_eval_env_drop()'s variables, stdin from
+ * /dev/null, and read the job id sbatch --parsable prints ("123" or
+ * "123;cluster").  Waits at most timeout_s seconds (then kills sbatch).
+ * Returns the job id, or 0 with err (sbatch's first line of stderr).
+ */
+uint32_t ckpt_eval_submit(const struct ckpt_eval_req *r, unsigned timeout_s,
+			  elastic_error_t *err);
+
+/*
+ * One periodic pass of the launcher over the job's checkpoint dir: submit
+ * an eval job for each new checkpoint (if eval_cmd is set) and record it
+ * in the index, then apply retention with in use: prev, and the steps
+ * whose eval job active() says still runs (and those just submitted).
+ */
+struct ckpt_tick {
+	const char *ckpt_dir; /* ELASTIC_CHECKPOINT_DIR, expanded */
+	unsigned keep;	      /* --elastic-keep */
+	const char *prev;     /* ELASTIC_PREV_CHECKPOINT of the ranks, or "" */
+	const char *eval_cmd; /* --elastic-eval, NULL or "": none */
+	uint32_t job_id;      /* the training (base) job */
+	const char *partition, *account; /* for eval jobs, may be NULL */
+	const char *sbatch;		 /* NULL: "sbatch" from PATH */
+	/* Submits one eval job: NULL means ckpt_eval_submit(). */
+	uint32_t (*submit)(const struct ckpt_eval_req *r, void *arg,
+			   elastic_error_t *err);
+	/* Is this eval job still pending or running?  NULL: only those
+	 * submitted in this pass are. */
+	bool (*active)(uint32_t job_id, void *arg);
+	void *arg;
+};
+struct ckpt_tick_result {
+	size_t checkpoints;   /* listed */
+	uint64_t newest_step; /* valid if checkpoints > 0 */
+	unsigned submitted;   /* eval jobs submitted */
+	unsigned failed;      /* eval submissions that failed */
+	unsigned deleted;     /* checkpoints deleted */
+};
+/* 0, or -1 with err for the first problem (the pass still does all it
+ * can: a failed eval submission does not stop retention). */
+int ckpt_tick(const struct ckpt_tick *t, struct ckpt_tick_result *res,
+	      elastic_error_t *err);
+
 #endif

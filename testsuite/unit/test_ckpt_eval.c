@@ -415,6 +415,246 @@ static void result(void **state)
 	assert_int_equal(ckpt_eval_result(dir, 10, buf, sizeof(buf)), -1);
 }
 
+/* A fake sbatch: records its arguments and environment, prints what
+ * FAKE_OUT says, exits with FAKE_RC. */
+static void fake_sbatch(char *path, size_t len)
+{
+	char log[600];
+
+	snprintf(path, len, "%s/sbatch", tmp);
+	snprintf(log, sizeof(log), "%s/log", tmp);
+	write_file(path, "");
+	{
+		FILE *f = fopen(path, "w");
+
+		assert_non_null(f);
+		fprintf(f,
+			"#!/bin/sh\n"
+			"for a; do printf '[%%s]\\n' \"$a\"; done >'%s'\n"
+			"env | grep -c '^_SLURM_SPANK_OPTION_elastic_' >>'%s'\n"
+			"env | grep -c '^KEEP_ME=' >>'%s'\n"
+			"[ -n \"$FAKE_SLEEP\" ] && sleep \"$FAKE_SLEEP\"\n"
+			"printf '%%s' \"$FAKE_OUT\"\n"
+			"echo 'sbatch: error: no luck' >&2\n"
+			"exit \"${FAKE_RC:-0}\"\n",
+			log, log, log);
+		assert_int_equal(fclose(f), 0);
+	}
+	assert_int_equal(chmod(path, 0755), 0);
+}
+
+static char *slurp(const char *path)
+{
+	static char buf[8192];
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	assert_non_null(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+static void submit(void **state)
+{
+	char sbatch[600], log[800];
+	struct ckpt_eval_req r = {
+		.sbatch = sbatch,
+		.cmd = "echo acc=1",
+		.ckpt_dir = "/ck/9",
+		.ckpt_path = "/ck/9/ckpt-3.pt",
+		.step = 3,
+		.job_id = 9,
+	};
+	elastic_error_t err = { "" };
+
+	fake_sbatch(sbatch, sizeof(sbatch));
+	snprintf(log, sizeof(log), "%s/log", tmp);
+	setenv("_SLURM_SPANK_OPTION_elastic_elastic_min", "2", 1);
+	setenv("KEEP_ME", "1", 1);
+	setenv("FAKE_OUT", "4242\n", 1);
+	assert_int_equal(ckpt_eval_submit(&r, 10, &err), 4242);
+	assert_string_equal(
+	    slurp(log), "[--parsable]\n[--job-name=elastic-eval]\n[--nodes=1]\n"
+			"[--nice=10000]\n[--output=/ck/9/eval/ckpt-3.out]\n"
+			"[--export=ALL,ELASTIC_EVAL_CHECKPOINT=/ck/9/"
+			"ckpt-3.pt,ELASTIC_EVAL_STEP=3,ELASTIC_EVAL_JOB=9]\n"
+			"[--wrap=echo acc=1]\n0\n1\n");
+	/* Our own environment is untouched. */
+	assert_non_null(getenv("_SLURM_SPANK_OPTION_elastic_elastic_min"));
+
+	setenv("FAKE_OUT", "4243;cluster", 1);
+	assert_int_equal(ckpt_eval_submit(&r, 10, &err), 4243);
+	setenv("FAKE_OUT", "", 1);
+	setenv("FAKE_RC", "1", 1);
+	assert_int_equal(ckpt_eval_submit(&r, 10, &err), 0);
+	snprintf(log, sizeof(log),
+		 "eval job: %s failed: sbatch: error: no luck", sbatch);
+	assert_string_equal(err.text, log);
+	setenv("FAKE_RC", "0", 1);
+	setenv("FAKE_OUT", "Submitted batch job 5", 1);
+	assert_int_equal(ckpt_eval_submit(&r, 10, &err), 0);
+	snprintf(log, sizeof(log),
+		 "eval job: %s printed 'Submitted batch job 5', not a job id",
+		 sbatch);
+	assert_string_equal(err.text, log);
+	setenv("FAKE_OUT", "12x", 1);
+	assert_int_equal(ckpt_eval_submit(&r, 10, &err), 0);
+	setenv("FAKE_OUT", "7", 1);
+	setenv("FAKE_SLEEP", "5", 1);
+	assert_int_equal(ckpt_eval_submit(&r, 1, &err), 0);
+	snprintf(log, sizeof(log), "eval job: %s did not answer within 1 s",
+		 sbatch);
+	assert_string_equal(err.text, log);
+	unsetenv("FAKE_SLEEP");
+	r.sbatch = "/nonexistent/sbatch";
+	assert_int_equal(ckpt_eval_submit(&r, 10, &err), 0);
+	assert_string_equal(err.text, "eval job: /nonexistent/sbatch failed: "
+				      "cannot run /nonexistent/sbatch: No such "
+				      "file or directory");
+	unsetenv("_SLURM_SPANK_OPTION_elastic_elastic_min");
+	unsetenv("KEEP_ME");
+	unsetenv("FAKE_OUT");
+	unsetenv("FAKE_RC");
+}
+
+struct tick_env {
+	uint32_t next_job;
+	unsigned calls;
+	uint32_t active_job; /* the one job still active */
+	bool fail;
+	char last_path[256];
+};
+
+static uint32_t tick_submit(const struct ckpt_eval_req *r, void *arg,
+			    elastic_error_t *err)
+{
+	struct tick_env *t = arg;
+
+	t->calls++;
+	snprintf(t->last_path, sizeof(t->last_path), "%s", r->ckpt_path);
+	assert_string_equal(r->cmd, "eval.sh");
+	assert_int_equal(r->job_id, 77);
+	if (t->fail) {
+		elastic_errorf(err, "no luck");
+		return 0;
+	}
+	return t->next_job++;
+}
+
+static bool tick_active(uint32_t job, void *arg)
+{
+	return job == ((struct tick_env *)arg)->active_job;
+}
+
+static void put(const char *name)
+{
+	char path[600];
+
+	snprintf(path, sizeof(path), "%s/ck/%s", tmp, name);
+	write_file(path, "x");
+}
+
+static bool there(const char *name)
+{
+	char path[600];
+
+	snprintf(path, sizeof(path), "%s/ck/%s", tmp, name);
+	return access(path, F_OK) == 0;
+}
+
+static void tick(void **state)
+{
+	char dir[512], prev[600];
+	struct tick_env env = { .next_job = 100 };
+	struct ckpt_tick t = {
+		.ckpt_dir = dir,
+		.keep = 2,
+		.prev = "",
+		.eval_cmd = "eval.sh",
+		.job_id = 77,
+		.submit = tick_submit,
+		.active = tick_active,
+		.arg = &env,
+	};
+	struct ckpt_tick_result res;
+	struct ckpt_eval_index *ix = calloc(1, sizeof(*ix));
+	elastic_error_t err = { "" };
+
+	assert_non_null(ix);
+	snprintf(dir, sizeof(dir), "%s/ck", tmp);
+	/* No dir yet: nothing to do. */
+	assert_int_equal(ckpt_tick(&t, &res, &err), 0);
+	assert_int_equal(res.checkpoints, 0);
+	mkdir(dir, 0755);
+	put("ckpt-10.pt");
+	assert_int_equal(ckpt_tick(&t, &res, &err), 0);
+	assert_int_equal(res.checkpoints, 1);
+	assert_true(res.newest_step == 10);
+	assert_int_equal(res.submitted, 1);
+	assert_int_equal(env.calls, 1);
+	snprintf(prev, sizeof(prev), "%s/ckpt-10.pt", dir);
+	assert_string_equal(env.last_path, prev);
+	/* Nothing new: nothing submitted. */
+	assert_int_equal(ckpt_tick(&t, &res, &err), 0);
+	assert_int_equal(env.calls, 1);
+	assert_int_equal(ckpt_eval_index_load(dir, ix, &err), 0);
+	assert_int_equal(ckpt_eval_index_find(ix, 10)->job_id, 100);
+
+	/* Two new ones at once; the eval of 10 is still running. */
+	env.active_job = 100;
+	put("ckpt-20.pt");
+	put("ckpt-30.pt");
+	put("ckpt-40.pt");
+	assert_int_equal(ckpt_tick(&t, &res, &err), 0);
+	assert_int_equal(res.submitted, 3);
+	assert_int_equal(res.deleted, 0); /* 10 in use, 20 just submitted */
+	assert_true(there("ckpt-10.pt") && there("ckpt-20.pt"));
+	/* The evals of 10 and 20 end: down to keep. */
+	env.active_job = 0;
+	assert_int_equal(ckpt_tick(&t, &res, &err), 0);
+	assert_int_equal(res.deleted, 2);
+	assert_false(there("ckpt-10.pt") || there("ckpt-20.pt"));
+	assert_true(there("ckpt-30.pt") && there("ckpt-40.pt"));
+
+	/* What the ranks resumed from stays; a failed submission is
+	 * recorded (0) and not retried. */
+	snprintf(prev, sizeof(prev), "%s/ckpt-30.pt", dir);
+	t.prev = prev;
+	env.fail = true;
+	put("ckpt-50.pt");
+	put("ckpt-60.pt");
+	assert_int_equal(ckpt_tick(&t, &res, &err), -1);
+	assert_string_equal(err.text, "no luck");
+	assert_int_equal(res.failed, 2);
+	assert_int_equal(res.deleted, 1);
+	assert_true(there("ckpt-30.pt"));
+	assert_false(there("ckpt-40.pt"));
+	assert_int_equal(ckpt_eval_index_load(dir, ix, &err), 0);
+	assert_int_equal(ckpt_eval_index_find(ix, 60)->job_id, 0);
+	env.fail = false;
+	assert_int_equal(ckpt_tick(&t, &res, &err), 0);
+	assert_int_equal(res.submitted, 0);
+
+	/* Without eval: retention only; a damaged index stops it. */
+	t.eval_cmd = NULL;
+	t.prev = "";
+	put("ckpt-70.pt");
+	snprintf(prev, sizeof(prev), "%s/eval/index", dir);
+	write_file(prev, "junk\n");
+	assert_int_equal(ckpt_tick(&t, &res, &err), -1);
+	assert_string_equal(err.text, "eval index:1: expected 'STEP JOBID'");
+	assert_true(there("ckpt-30.pt"));
+	unlink(prev);
+	assert_int_equal(ckpt_tick(&t, &res, &err), 0);
+	assert_int_equal(res.submitted, 0);
+	assert_int_equal(res.deleted, 2);
+	assert_true(there("ckpt-60.pt") && there("ckpt-70.pt"));
+	assert_false(there("ckpt-30.pt") || there("ckpt-50.pt"));
+	free(ix);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -430,6 +670,8 @@ int main(void)
 		cmocka_unit_test(todo),
 		cmocka_unit_test(active),
 		cmocka_unit_test_setup_teardown(result, setup, teardown),
+		cmocka_unit_test_setup_teardown(submit, setup, teardown),
+		cmocka_unit_test_setup_teardown(tick, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
