@@ -95,7 +95,8 @@ void ckpt_list_free(struct ckpt_list *l)
 	l->n = 0;
 }
 
-int ckpt_list(const char *dir, struct ckpt_list *l, elastic_error_t *err)
+static int list(const char *dir, struct ckpt_list *l, bool sizes,
+		elastic_error_t *err)
 {
 	struct dirent *de;
 	size_t cap = 0, seen = 0;
@@ -153,13 +154,13 @@ int ckpt_list(const char *dir, struct ckpt_list *l, elastic_error_t *err)
 		strcpy(e->name, de->d_name);
 		e->is_dir = S_ISDIR(st.st_mode);
 		e->mtime = st.st_mtime;
-		if (e->is_dir) {
+		if (e->is_dir && sizes) {
 			int sub = openat(dirfd(d), de->d_name,
 					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 					     O_CLOEXEC);
 
 			e->size = sub >= 0 ? dir_size(sub, 1) : 0;
-		} else {
+		} else if (!e->is_dir) {
 			e->size = (uint64_t)st.st_size;
 		}
 	}
@@ -173,6 +174,16 @@ int ckpt_list(const char *dir, struct ckpt_list *l, elastic_error_t *err)
 	if (l->n)
 		qsort(l->e, l->n, sizeof(*l->e), entry_cmp);
 	return 0;
+}
+
+int ckpt_list(const char *dir, struct ckpt_list *l, elastic_error_t *err)
+{
+	return list(dir, l, true, err);
+}
+
+int ckpt_list_fast(const char *dir, struct ckpt_list *l, elastic_error_t *err)
+{
+	return list(dir, l, false, err);
 }
 
 const struct ckpt_entry *ckpt_newest(const struct ckpt_list *l)
@@ -543,7 +554,7 @@ static int pick(const char *text, const struct ckpt_spec *s, const char *dir,
 	char steps[160];
 	int rc = 0;
 
-	if (ckpt_list(dir, &l, &e2) < 0) {
+	if (ckpt_list_fast(dir, &l, &e2) < 0) {
 		ckpt_list_free(&l);
 		return elastic_errorf(err, OPT "=%s: %s", text, e2.text);
 	}
@@ -646,7 +657,7 @@ int ckpt_prev_checkpoint(const char *ckpt_dir, const char *resume_from,
 	if (step)
 		*step = 0;
 	if (ckpt_dir && *ckpt_dir) {
-		if (ckpt_list(ckpt_dir, &l, err) < 0) {
+		if (ckpt_list_fast(ckpt_dir, &l, err) < 0) {
 			ckpt_list_free(&l);
 			return -1;
 		}

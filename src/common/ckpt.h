@@ -106,6 +106,10 @@ struct ckpt_list {
 int ckpt_list(const char *dir, struct ckpt_list *l, elastic_error_t *err);
 void ckpt_list_free(struct ckpt_list *l);
 
+/* The same without walking directory checkpoints for their sizes (0):
+ * for the launcher's frequent passes. */
+int ckpt_list_fast(const char *dir, struct ckpt_list *l, elastic_error_t *err);
+
 /* The newest checkpoint (highest step), or NULL if there is none. */
 const struct ckpt_entry *ckpt_newest(const struct ckpt_list *l);
 

@@ -602,7 +602,7 @@ int ckpt_tick(const struct ckpt_tick *t, struct ckpt_tick_result *res,
 	memset(res, 0, sizeof(*res));
 	if (!ix)
 		return elastic_errorf(err, "out of memory");
-	if (ckpt_list(t->ckpt_dir, &l, err) < 0) {
+	if (ckpt_list_fast(t->ckpt_dir, &l, err) < 0) {
 		ckpt_list_free(&l);
 		free(ix);
 		return -1;
