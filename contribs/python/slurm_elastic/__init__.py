@@ -33,6 +33,11 @@ handler; that is harmless.  Install your own handler for these signals
 *before* importing this module (it is chained), or call the old one from
 yours.
 
+Checkpoints are entries ``ckpt-<STEP>[.<ext>]`` of the checkpoint dir:
+:func:`checkpoint_path` names the one of a step (write to a hidden
+``.ckpt-...`` name, then rename), :func:`list_checkpoints` and
+:func:`newest_checkpoint` find them as elastic-run and elasticctl do.
+
 The module uses the standard library only and mirrors the C library
 libelastic (see libelastic(3)); its values and error messages are the same.
 """
