@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ckpt.h"
+#include "ckpt_eval.h"
 #include "options.h"
 #include "parse.h"
 
@@ -33,6 +35,9 @@ static const struct {
 	[ELASTIC_OPT_KEEP] = { "elastic-keep", "a count from 1 to 1000" },
 	[ELASTIC_OPT_SIZE_CONFIG] = { "elastic-size-config",
 				      "a readable file of per-size settings" },
+	[ELASTIC_OPT_RESUME_FROM] = { "elastic-resume-from", CKPT_SPEC_WORDS },
+	[ELASTIC_OPT_EVAL] = { "elastic-eval",
+			       "a command line of up to 1024 characters" },
 };
 
 const char *options_name(enum elastic_opt_id id)
@@ -188,6 +193,19 @@ int options_set(struct elastic_opts *o, enum elastic_opt_id id,
 		if (!*value)
 			return bad(err, id, value, "empty value");
 		strcpy(o->size_config_path, value);
+		break;
+	case ELASTIC_OPT_RESUME_FROM: {
+		struct ckpt_spec spec;
+
+		if (ckpt_spec_parse(value, &spec, err) < 0)
+			return -1;
+		strcpy(o->resume_from, value);
+		break;
+	}
+	case ELASTIC_OPT_EVAL:
+		if (ckpt_eval_check_cmd(value, err) < 0)
+			return -1;
+		strcpy(o->eval_cmd, value);
 		break;
 	case ELASTIC_OPT_COUNT:
 		break;
@@ -512,6 +530,8 @@ int options_format_tag(const struct elastic_opts *o, char *buf, size_t len)
 {
 	char sizes[ELASTIC_MAX_SIZES * 6 + 16] = "";
 	char ckpt[ELASTIC_PATH_MAX * 3 + 1];
+	char resume[ELASTIC_RESUME_MAX * 3 + 16] = "";
+	char eval[ELASTIC_EVAL_MAX * 3 + 16] = "";
 	size_t j = 0;
 
 	if (!o->nsizes)
@@ -520,13 +540,22 @@ int options_format_tag(const struct elastic_opts *o, char *buf, size_t len)
 		j += snprintf(sizes + j, sizeof(sizes) - j, "%s%u",
 			      i ? "," : "sizes=", o->sizes[i]);
 	encode(o->checkpoint_dir, ckpt, sizeof(ckpt));
+	if (options_given(o, ELASTIC_OPT_RESUME_FROM)) {
+		strcpy(resume, " resume=");
+		encode(o->resume_from, resume + 8, sizeof(resume) - 8);
+	}
+	if (options_given(o, ELASTIC_OPT_EVAL)) {
+		strcpy(eval, " eval=");
+		encode(o->eval_cmd, eval + 6, sizeof(eval) - 6);
+	}
 	return snprintf(buf, len,
 			ELASTIC_TAG_PREFIX " min=%u max=%u %s grace=%u "
 					   "delay=%u fault=%u ondemand=%s "
-					   "signal=%s keep=%u ckpt=%s",
+					   "signal=%s keep=%u%s%s ckpt=%s",
 			o->min, o->max, sizes, o->grace, o->scale_delay,
 			o->fault_timeout, policy_ondemand_name(o->ondemand),
-			parse_signal_name(o->signal), o->keep, ckpt);
+			parse_signal_name(o->signal), o->keep, resume, eval,
+			ckpt);
 }
 
 static const struct {
@@ -544,6 +573,8 @@ static const struct {
 	{ "signal", ELASTIC_OPT_SIGNAL },
 	{ "keep", ELASTIC_OPT_KEEP },
 	{ "ckpt", ELASTIC_OPT_CHECKPOINT_DIR },
+	{ "resume", ELASTIC_OPT_RESUME_FROM },
+	{ "eval", ELASTIC_OPT_EVAL },
 };
 
 /* Keys every v1 tag has (sizes may stand for step). */
@@ -558,7 +589,7 @@ int options_parse_tag(const char *tag, struct elastic_opts *o,
 		      elastic_error_t *err)
 {
 	struct elastic_opts r = { 0 };
-	char buf[ELASTIC_PATH_MAX * 3 + 512];
+	char buf[ELASTIC_TAG_MAX];
 	char *save = NULL, *word;
 	const size_t plen = strlen(ELASTIC_TAG_PREFIX);
 

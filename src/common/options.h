@@ -12,6 +12,11 @@
 #define ELASTIC_MAX_SECONDS 86400 /* grace, scale delay, fault timeout */
 #define ELASTIC_MAX_KEEP    1000
 #define ELASTIC_PATH_MAX    1024
+#define ELASTIC_RESUME_MAX  1024 /* --elastic-resume-from (ckpt.h) */
+#define ELASTIC_EVAL_MAX    1024 /* --elastic-eval (ckpt_eval.h) */
+/* The longest tag options_format_tag writes: 64 sizes, and three
+ * %-encoded values (checkpoint dir, resume spec, eval command). */
+#define ELASTIC_TAG_MAX 12288
 
 enum elastic_opt_id {
 	ELASTIC_OPT_MIN,
@@ -26,6 +31,8 @@ enum elastic_opt_id {
 	ELASTIC_OPT_CHECKPOINT_DIR,
 	ELASTIC_OPT_KEEP,
 	ELASTIC_OPT_SIZE_CONFIG,
+	ELASTIC_OPT_RESUME_FROM,
+	ELASTIC_OPT_EVAL,
 	ELASTIC_OPT_COUNT,
 };
 
@@ -47,6 +54,11 @@ struct elastic_opts {
 	/* The file named by --elastic-size-config is read by the client;
 	 * what travels is its canonical text (see sizeconf.h). */
 	char size_config_path[ELASTIC_PATH_MAX + 1];
+	/* --elastic-resume-from, syntax checked (ckpt_spec_parse); ""
+	 * if not given.  Resolved at run time, as the user. */
+	char resume_from[ELASTIC_RESUME_MAX + 1];
+	/* --elastic-eval: a command line; "" if not given. */
+	char eval_cmd[ELASTIC_EVAL_MAX + 1];
 };
 
 /* Option name without dashes, e.g. "elastic-min"; NULL if id is invalid. */
@@ -126,9 +138,11 @@ const char *options_env_get(char *const *env, size_t n, const char *name);
 /*
  * The tag stored in the job's AdminComment, which elasticd parses, e.g.
  * "elastic:v1 min=2 max=8 step=2 grace=60 delay=30 fault=60
- * ondemand=never signal=URG keep=3 ckpt=/home/a/ck/%j".  Later releases
- * may append keys within v1, which readers skip.  The checkpoint dir is
- * last and %-encoded (space, '%' and control characters).
+ * ondemand=never signal=URG keep=3 resume=4711@200 eval=python3%20ev.py
+ * ckpt=/home/a/ck/%j".  Later releases may append keys within v1, which
+ * readers skip.  resume= and eval= are there only when given.  Their
+ * values and the checkpoint dir (always last) are %-encoded (space, '%'
+ * and control characters).  The tag fits ELASTIC_TAG_MAX.
  * options_format_tag returns the length it needed (snprintf-style);
  * options_parse_tag returns 0 or -1 and fills a finalized *o.
  */

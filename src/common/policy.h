@@ -56,6 +56,9 @@ struct elastic_policy {
 	char base_qos[POLICY_NAME_MAX + 1];	   /* BaseQOS */
 	char preemptible_qos[POLICY_NAME_MAX + 1]; /* PreemptibleQOS */
 	char ondemand_qos[POLICY_NAME_MAX + 1];	   /* OnDemandQOS */
+	/* EvalPartition: where --elastic-eval jobs run; "" = the first of
+	 * PreemptiblePartitions, else Slurm's default. */
+	char eval_partition[POLICY_NAME_MAX + 1];
 
 	/* On-demand fallback: who may use it. */
 	bool ondemand_allowed;		      /* OnDemand */

@@ -4,7 +4,7 @@
 . "$(dirname "$0")/lib.sh"
 require_cluster
 
-plan 48
+plan 57
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"; restore_policy' EXIT
@@ -37,6 +37,12 @@ tag_has "--elastic-checkpoint-dir (%-encoded in the tag)" --elastic-min=1 "--ela
 tag_has "--elastic-keep" --elastic-min=1 --elastic-keep=7 -- keep=7
 printf '# per-size settings\ndefault BATCH=64 LR=0.1\n2 BATCH=32\n' >"$tmp/sizes.conf"
 tag_has "--elastic-size-config" --elastic-min=1 --elastic-max=2 --elastic-size-config="$tmp/sizes.conf" -- min=1 max=2
+tag_has "--elastic-resume-from (%-encoded in the tag)" --elastic-min=1 "--elastic-resume-from=/tmp/my ck@40" -- "resume=/tmp/my%20ck@40"
+tag_has "--elastic-resume-from=JOBID@STEP" --elastic-min=1 --elastic-resume-from=123@50 -- resume=123@50
+tag_has "--elastic-eval (%-encoded in the tag)" --elastic-min=1 "--elastic-eval=python3 eval.py --top=5" -- "eval=python3%20eval.py%20--top=5"
+jid=$(sbatch --parsable -H --elastic-min=1 --wrap true)
+like "no resume= nor eval= in the tag of a job without them" "$(admin_comment "$jid")" "^elastic:v1 [^%]*keep=3 ckpt="
+scancel "$jid"
 tag_has "defaults from elastic.conf fill the rest" --elastic-max=2 -- min=1 step=1 grace=30 delay=10 fault=20 ondemand=never signal=URG keep=3 "ckpt=%25h/elastic-checkpoints/%25j"
 
 # --- each option, bad: rejected in sbatch, naming the option ---------------
@@ -55,6 +61,9 @@ rejected "signal: not accepted" '^sbatch: error: elastic: --elastic-signal=KILL:
 rejected "checkpoint dir: relative" 'elastic: --elastic-checkpoint-dir=ck: must be an absolute path or start with %h' --elastic-checkpoint-dir=ck
 rejected "checkpoint dir: unknown escape" 'elastic: --elastic-checkpoint-dir=/ck/%x: unknown %x' --elastic-checkpoint-dir=/ck/%x
 rejected "keep: zero" 'elastic: --elastic-keep=0: out of range \(allowed: a count from 1 to 1000\)$' --elastic-keep=0
+rejected "resume-from: neither a job id nor an absolute path" '^sbatch: error: elastic: --elastic-resume-from=ck/1: not a job id nor an absolute path \(allowed: JOBID, JOBID@STEP, PATH, PATH@STEP \(PATH absolute\)\)$' --elastic-resume-from=ck/1
+rejected "resume-from: a step that is not a number" "elastic: --elastic-resume-from=12@x: a step after '@' is a whole number" --elastic-resume-from=12@x
+rejected "eval: empty" 'elastic: --elastic-eval=: empty value \(allowed: a command line\)$' --elastic-eval=
 rejected "size config: missing file" "elastic: --elastic-size-config: $tmp/none: cannot open: No such file or directory" --elastic-size-config="$tmp/none"
 printf 'default BATCH=64\nfour BATCH=32\n' >"$tmp/bad.conf"
 rejected "size config: malformed, with file:line" "elastic: $tmp/bad.conf:2: 'four': a line starts with a node count \(1 to 65535\) or 'default'" --elastic-size-config="$tmp/bad.conf"
@@ -77,6 +86,10 @@ out=$("$raw" _SLURM_SPANK_OPTION_elastic_elastic_size_config=/x 2>&1)
 like "slurmctld refuses a size config whose content did not arrive" "$out" "elastic: --elastic-size-config: the file's content did not arrive"
 out=$("$raw" _SLURM_SPANK_OPTION_elastic_elastic_signal=KILL 2>&1)
 like "slurmctld checks the signal itself" "$out" "elastic: --elastic-signal=KILL: not valid"
+out=$("$raw" _SLURM_SPANK_OPTION_elastic_elastic_resume_from=ck 2>&1)
+like "slurmctld checks resume-from itself" "$out" "elastic: --elastic-resume-from=ck: not a job id nor an absolute path"
+out=$("$raw" "_SLURM_SPANK_OPTION_elastic_elastic_eval=$(printf 'a\tb')" 2>&1)
+like "slurmctld checks eval itself" "$out" "elastic: --elastic-eval: control character in the command"
 
 # --- changing a job's elastic fields (AdminComment) is checked too ---------
 jid=$(sbatch --parsable -H --elastic-min=1 --wrap true)

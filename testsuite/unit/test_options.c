@@ -40,6 +40,10 @@ static const struct {
 	{ ELASTIC_OPT_KEEP, "elastic-keep", "a count from 1 to 1000" },
 	{ ELASTIC_OPT_SIZE_CONFIG, "elastic-size-config",
 	  "a readable file of per-size settings" },
+	{ ELASTIC_OPT_RESUME_FROM, "elastic-resume-from",
+	  "JOBID, JOBID@STEP, PATH, PATH@STEP (PATH absolute)" },
+	{ ELASTIC_OPT_EVAL, "elastic-eval",
+	  "a command line of up to 1024 characters" },
 };
 
 /*
@@ -143,6 +147,8 @@ static void assert_same_opts(const struct elastic_opts *a,
 	assert_int_equal(a->signal, b->signal);
 	assert_int_equal(a->keep, b->keep);
 	assert_string_equal(a->checkpoint_dir, b->checkpoint_dir);
+	assert_string_equal(a->resume_from, b->resume_from);
+	assert_string_equal(a->eval_cmd, b->eval_cmd);
 }
 
 /* options_name, options_allowed, options_lookup */
@@ -526,6 +532,56 @@ static void set_size_config(void **state)
 }
 
 /* Every option refuses a value longer than the longest path. */
+/* --elastic-resume-from: the syntax only (ckpt.c resolves it). */
+static void set_resume_from(void **state)
+{
+	static const char *const good[] = {
+		"123",
+		"123@50",
+		"/scratch/ck/123",
+		"/scratch/ck@v2/123@7",
+		"/ck/ckpt-40.pt",
+	};
+	struct elastic_opts o;
+	elastic_error_t err = { "" };
+
+	for (size_t i = 0; i < N(good); i++) {
+		o = (struct elastic_opts){ 0 };
+		if (options_set(&o, ELASTIC_OPT_RESUME_FROM, good[i], &err))
+			fail_msg("%s: %s", good[i], err.text);
+		assert_string_equal(o.resume_from, good[i]);
+		assert_true(options_given(&o, ELASTIC_OPT_RESUME_FROM));
+	}
+	set_fails(ELASTIC_OPT_RESUME_FROM, "",
+		  bad_msg(ELASTIC_OPT_RESUME_FROM, "", "empty value"));
+	set_fails(ELASTIC_OPT_RESUME_FROM, "ck/1",
+		  bad_msg(ELASTIC_OPT_RESUME_FROM, "ck/1",
+			  "not a job id nor an absolute path"));
+	set_fails(ELASTIC_OPT_RESUME_FROM, "123@x",
+		  bad_msg(ELASTIC_OPT_RESUME_FROM, "123@x",
+			  "a step after '@' is a whole number"));
+	set_fails(ELASTIC_OPT_RESUME_FROM, "/a\tb",
+		  "--elastic-resume-from: control character in value");
+}
+
+static void set_eval(void **state)
+{
+	struct elastic_opts o = { 0 };
+	elastic_error_t err = { "" };
+
+	assert_int_equal(options_set(&o, ELASTIC_OPT_EVAL,
+				     "python3 eval.py --ckpt \"$X\" 100%",
+				     &err),
+			 0);
+	assert_string_equal(o.eval_cmd, "python3 eval.py --ckpt \"$X\" 100%");
+	assert_true(options_given(&o, ELASTIC_OPT_EVAL));
+	set_fails(ELASTIC_OPT_EVAL, "",
+		  "--elastic-eval=: empty value (allowed: a command line)");
+	set_fails(ELASTIC_OPT_EVAL, "a\nb",
+		  "--elastic-eval: newline in the command (allowed: one "
+		  "line)");
+}
+
 static void set_too_long(void **state)
 {
 	char val[ELASTIC_PATH_MAX + 2];
@@ -544,7 +600,7 @@ static void set_too_long(void **state)
 
 static void set_unknown_id(void **state)
 {
-	set_fails(ELASTIC_OPT_COUNT, "1", "unknown elastic option #12");
+	set_fails(ELASTIC_OPT_COUNT, "1", "unknown elastic option #14");
 	set_fails((enum elastic_opt_id) - 1, "1", "unknown elastic option #-1");
 }
 
@@ -568,7 +624,7 @@ static void given_bits(void **state)
 
 	o = opts_of("min=1 max=2 step=1 grace=1 scale-delay=1 fault-timeout=1 "
 		    "ondemand=never signal=URG checkpoint-dir=/c keep=1 "
-		    "size-config=f");
+		    "size-config=f resume-from=12@3 eval=true");
 	assert_int_equal(o.given, (BIT(ELASTIC_OPT_COUNT) - 1) &
 				      ~BIT(ELASTIC_OPT_SIZES));
 	o = opts_of("sizes=1");
@@ -1320,6 +1376,8 @@ static void from_env_all_options(void **state)
 		OPT "elastic_checkpoint_dir=/ck/a b/%j",
 		OPT "elastic_keep=4",
 		OPT "elastic_size_config=/home/a/sizes.conf",
+		OPT "elastic_resume_from=/ck/a b@40",
+		OPT "elastic_eval=python3 eval.py --n 5",
 	};
 	char *step[] = { OPT "elastic-step=3" };
 	struct elastic_opts o = { 0 };
@@ -1340,6 +1398,8 @@ static void from_env_all_options(void **state)
 	assert_string_equal(o.checkpoint_dir, "/ck/a b/%j");
 	assert_int_equal(o.keep, 4);
 	assert_string_equal(o.size_config_path, "/home/a/sizes.conf");
+	assert_string_equal(o.resume_from, "/ck/a b@40");
+	assert_string_equal(o.eval_cmd, "python3 eval.py --n 5");
 
 	o = (struct elastic_opts){ 0 };
 	assert_int_equal(options_from_env(&o, step, 1, &err), 0);
@@ -1446,7 +1506,7 @@ static void tag_round_trip(const struct elastic_opts *o)
 {
 	struct elastic_opts back;
 	elastic_error_t err = { "" };
-	char buf[4096];
+	char buf[ELASTIC_TAG_MAX];
 	int n = options_format_tag(o, buf, sizeof(buf));
 
 	assert_true(n > 0 && n < (int)sizeof(buf));
@@ -1476,7 +1536,9 @@ static void tag_round_trip_step(void **state)
 	assert_int_equal(options_parse_tag(buf, &back, &err), 0);
 	assert_int_equal(back.given, (BIT(ELASTIC_OPT_COUNT) - 1) &
 					 ~BIT(ELASTIC_OPT_SIZES) &
-					 ~BIT(ELASTIC_OPT_SIZE_CONFIG));
+					 ~BIT(ELASTIC_OPT_SIZE_CONFIG) &
+					 ~BIT(ELASTIC_OPT_RESUME_FROM) &
+					 ~BIT(ELASTIC_OPT_EVAL));
 	assert_int_equal(back.nsizes, 0);
 }
 
@@ -1626,7 +1688,7 @@ static void tag_incomplete(void **state)
 
 static void tag_bad(void **state)
 {
-	char buf[8192];
+	char buf[ELASTIC_TAG_MAX + 1024];
 
 	tag_fails(NULL, "not an elastic tag");
 	tag_fails("", "not an elastic tag");
@@ -1682,10 +1744,100 @@ static void tag_bad(void **state)
 		size_t len = strlen(tag_without(-1));
 
 		strcpy(buf, tag_without(-1));
-		memset(buf + len, 'a', 4000);
-		buf[len + 4000] = '\0';
+		memset(buf + len, 'a', ELASTIC_TAG_MAX);
+		buf[len + ELASTIC_TAG_MAX] = '\0';
 		tag_fails(buf, "elastic tag too long");
 	}
+}
+
+/* resume= and eval=: only when given, %-encoded, before ckpt=. */
+static void tag_resume_eval(void **state)
+{
+	struct elastic_opts o, back;
+	elastic_error_t err = { "" };
+	char buf[ELASTIC_TAG_MAX];
+
+	o = finalized("min=2 max=8 step=2 resume-from=4711@200 "
+		      "eval=python3%20ev.py_--top=5");
+	options_format_tag(&o, buf, sizeof(buf));
+	assert_string_equal(buf, "elastic:v1 min=2 max=8 step=2 grace=60 "
+				 "delay=30 fault=60 ondemand=never signal=URG "
+				 "keep=3 resume=4711@200 "
+				 "eval=python3%2520ev.py_--top=5 "
+				 "ckpt=%25h/elastic-checkpoints/%25j");
+	tag_round_trip(&o);
+
+	o = finalized("min=1");
+	assert_int_equal(options_set(&o, ELASTIC_OPT_EVAL,
+				     "python3 /x/eval.py --ckpt \"$A\" 50%",
+				     &err),
+			 0);
+	assert_int_equal(options_set(&o, ELASTIC_OPT_RESUME_FROM,
+				     "/scratch/my ck/run@30", &err),
+			 0);
+	options_format_tag(&o, buf, sizeof(buf));
+	assert_non_null(strstr(buf, " resume=/scratch/my%20ck/run@30 eval="
+				    "python3%20/x/eval.py%20--ckpt%20\"$A\"%20"
+				    "50%25 ckpt="));
+	assert_int_equal(options_parse_tag(buf, &back, &err), 0);
+	assert_string_equal(back.resume_from, "/scratch/my ck/run@30");
+	assert_string_equal(back.eval_cmd,
+			    "python3 /x/eval.py --ckpt \"$A\" 50%");
+	assert_true(options_given(&back, ELASTIC_OPT_RESUME_FROM));
+	assert_true(options_given(&back, ELASTIC_OPT_EVAL));
+	tag_round_trip(&o);
+
+	/* A tag of an earlier release has neither. */
+	assert_int_equal(options_parse_tag(tag_without(-1), &back, &err), 0);
+	assert_string_equal(back.resume_from, "");
+	assert_string_equal(back.eval_cmd, "");
+	assert_false(options_given(&back, ELASTIC_OPT_RESUME_FROM));
+	assert_false(options_given(&back, ELASTIC_OPT_EVAL));
+
+	/* Checked like the options. */
+	snprintf(buf, sizeof(buf), "%s resume=x", tag_without(-1));
+	tag_fails(buf, "--elastic-resume-from=x: not a job id nor an absolute "
+		       "path (allowed: JOBID, JOBID@STEP, PATH, PATH@STEP "
+		       "(PATH absolute))");
+	snprintf(buf, sizeof(buf), "%s eval=a%%0Ab", tag_without(-1));
+	tag_fails(buf, "--elastic-eval: newline in the command (allowed: one "
+		       "line)");
+	snprintf(buf, sizeof(buf), "%s eval=", tag_without(-1));
+	tag_fails(buf, "--elastic-eval=: empty value (allowed: a command "
+		       "line)");
+}
+
+/* With every value at its longest and all encoded, the tag still fits
+ * ELASTIC_TAG_MAX and parses back. */
+static void tag_largest_all(void **state)
+{
+	struct elastic_opts o =
+	    opts_of("grace=86400 scale-delay=86400 fault-timeout=86400 "
+		    "ondemand=below-min signal=WINCH keep=1000");
+	struct elastic_policy p = policy_of(permissive);
+	elastic_error_t err = { "" };
+	char dir[ELASTIC_PATH_MAX + 1], cmd[ELASTIC_EVAL_MAX + 1];
+	char buf[2 * ELASTIC_TAG_MAX];
+	int n;
+
+	memset(dir, ' ', ELASTIC_PATH_MAX);
+	dir[0] = '/';
+	dir[ELASTIC_PATH_MAX] = '\0';
+	memset(cmd, '%', ELASTIC_EVAL_MAX);
+	cmd[ELASTIC_EVAL_MAX] = '\0';
+	assert_int_equal(options_set(&o, ELASTIC_OPT_SIZES,
+				     sizes_list(65535 - 63, 64), &err),
+			 0);
+	assert_int_equal(options_set(&o, ELASTIC_OPT_CHECKPOINT_DIR, dir, &err),
+			 0);
+	assert_int_equal(options_set(&o, ELASTIC_OPT_RESUME_FROM, dir, &err),
+			 0);
+	assert_int_equal(options_set(&o, ELASTIC_OPT_EVAL, cmd, &err), 0);
+	finalize_ok(&o, &p, NULL, NULL);
+	n = options_format_tag(&o, buf, sizeof(buf));
+	assert_true(n < ELASTIC_TAG_MAX);
+	assert_int_equal(n, (int)strlen(buf));
+	tag_round_trip(&o);
 }
 
 /* options_expand_path */
@@ -1760,6 +1912,8 @@ int main(void)
 		cmocka_unit_test(set_signal),
 		cmocka_unit_test(set_checkpoint_dir),
 		cmocka_unit_test(set_size_config),
+		cmocka_unit_test(set_resume_from),
+		cmocka_unit_test(set_eval),
 		cmocka_unit_test(set_too_long),
 		cmocka_unit_test(set_unknown_id),
 		cmocka_unit_test(given_bits),
@@ -1791,6 +1945,8 @@ int main(void)
 		cmocka_unit_test(tag_round_trip_sizes),
 		cmocka_unit_test(tag_ckpt_encoding),
 		cmocka_unit_test(tag_largest),
+		cmocka_unit_test(tag_largest_all),
+		cmocka_unit_test(tag_resume_eval),
 		cmocka_unit_test(tag_future_keys),
 		cmocka_unit_test(tag_incomplete),
 		cmocka_unit_test(tag_bad),

@@ -150,6 +150,7 @@ static const char all_keys_text[] = "MaxNodes=64\n"
 				    "BaseQOS=normal\n"
 				    "PreemptibleQOS=scavenger\n"
 				    "OnDemandQOS=cloud-qos\n"
+				    "EvalPartition=eval\n"
 				    "OnDemand=yes\n"
 				    "OnDemandUsers=alice,carol\n"
 				    "OnDemandAccounts=physics\n"
@@ -192,6 +193,7 @@ static void check_all_keys(const struct elastic_policy *p)
 	assert_string_equal(p->base_qos, "normal");
 	assert_string_equal(p->preemptible_qos, "scavenger");
 	assert_string_equal(p->ondemand_qos, "cloud-qos");
+	assert_string_equal(p->eval_partition, "eval");
 	assert_true(p->ondemand_allowed);
 	assert_int_equal(p->ondemand_users.n, 2);
 	assert_string_equal(p->ondemand_users.name[0], "alice");
@@ -599,6 +601,7 @@ static const struct {
 	{ "BaseQOS", offsetof(struct elastic_policy, base_qos) },
 	{ "PreemptibleQOS", offsetof(struct elastic_policy, preemptible_qos) },
 	{ "OnDemandQOS", offsetof(struct elastic_policy, ondemand_qos) },
+	{ "EvalPartition", offsetof(struct elastic_policy, eval_partition) },
 };
 
 static void name_keys_good_and_bad(void **state)

@@ -33,27 +33,38 @@ handler; that is harmless.  Install your own handler for these signals
 *before* importing this module (it is chained), or call the old one from
 yours.
 
+Checkpoints are entries ``ckpt-<STEP>[.<ext>]`` of the checkpoint dir:
+:func:`checkpoint_path` names the one of a step (write to a hidden
+``.ckpt-...`` name, then rename), :func:`list_checkpoints` and
+:func:`newest_checkpoint` find them as elastic-run and elasticctl do.
+
 The module uses the standard library only and mirrors the C library
 libelastic (see libelastic(3)); its values and error messages are the same.
 """
 
 import dataclasses
 import os
+import re
 import signal
 import threading
 import warnings
-from typing import Optional
+from typing import List, Optional
 
 __all__ = [
+    "Checkpoint",
     "ElasticEnvError",
     "World",
     "checkpoint_dir",
+    "checkpoint_path",
     "elastic_event_clear",
     "elastic_event_detected",
     "elastic_event_signal",
     "elastic_init",
     "elastic_signal",
     "elastic_world",
+    "list_checkpoints",
+    "newest_checkpoint",
+    "parse_checkpoint_name",
     "prev_checkpoint",
     "signal_from_name",
 ]
@@ -288,6 +299,96 @@ def prev_checkpoint(environ=None) -> Optional[str]:
     ELASTIC_PREV_CHECKPOINT, or None (unset or empty) to start fresh."""
     env = os.environ if environ is None else environ
     return _str(env, "ELASTIC_PREV_CHECKPOINT", _PATH_MAX, required=False)
+
+
+# Checkpoints, named as elastic-run and elasticctl name them (see
+# spank_elastic(8), CHECKPOINTS): an entry "ckpt-<STEP>[.<ext>]" of the
+# checkpoint dir, a file or a directory; hidden entries are incomplete
+# writes; symbolic links are not checkpoints.
+
+_CKPT_RE = re.compile(r"ckpt-([0-9]{1,18})(?:\.[A-Za-z0-9._-]+)?\Z")
+_CKPT_NAME_MAX = 255
+
+
+@dataclasses.dataclass(frozen=True)
+class Checkpoint:
+    """One checkpoint of a checkpoint dir."""
+    step: int
+    path: str
+    is_dir: bool
+
+
+def parse_checkpoint_name(name: str) -> Optional[int]:
+    """The step of an entry named like a checkpoint ("ckpt-00000100.pt" ->
+    100, "ckpt-7" -> 7), or None."""
+    if len(name) > _CKPT_NAME_MAX:
+        return None
+    m = _CKPT_RE.match(name)
+    return int(m.group(1)) if m else None
+
+
+def list_checkpoints(directory=None, environ=None) -> List[Checkpoint]:
+    """The checkpoints of directory (default: ELASTIC_CHECKPOINT_DIR),
+    oldest first (by step, then name).  A missing directory has none."""
+    if directory is None:
+        directory = checkpoint_dir(environ)
+        if directory is None:
+            return []
+    try:
+        entries = list(os.scandir(directory))
+    except FileNotFoundError:
+        return []
+    found = []
+    for e in entries:
+        step = parse_checkpoint_name(e.name)
+        if step is None:
+            continue
+        try:
+            if e.is_symlink():
+                continue
+            is_dir = e.is_dir(follow_symlinks=False)
+            if not is_dir and not e.is_file(follow_symlinks=False):
+                continue
+        except OSError:
+            continue  # gone meanwhile
+        found.append((step, e.name, Checkpoint(step, e.path, is_dir)))
+    found.sort(key=lambda t: (t[0], t[1]))
+    return [c for _, _, c in found]
+
+
+def newest_checkpoint(directory=None, environ=None) -> Optional[str]:
+    """The path of the newest checkpoint (highest step) of directory
+    (default: ELASTIC_CHECKPOINT_DIR), or None when there is none."""
+    cks = list_checkpoints(directory, environ)
+    if not cks:
+        return None
+    top = cks[-1].step
+    return next(c.path for c in cks if c.step == top)
+
+
+def checkpoint_path(step: int, directory=None, environ=None,
+                    ext: Optional[str] = ".pt") -> str:
+    """Where the checkpoint of step is: the existing one of that step in
+    directory (default: ELASTIC_CHECKPOINT_DIR) whatever its padding and
+    extension, else the name to write it under, "ckpt-%08d" + ext (ext
+    None: a directory checkpoint).  Write to a hidden name (".ckpt-...")
+    first and rename it, so readers never see half a checkpoint."""
+    if not isinstance(step, int) or isinstance(step, bool) or step < 0 \
+            or step > 999999999999999999:
+        raise ValueError("checkpoint step %r: not a whole number from 0 to "
+                         "999999999999999999" % (step,))
+    if directory is None:
+        directory = checkpoint_dir(environ)
+        if directory is None:
+            raise ElasticEnvError("ELASTIC_CHECKPOINT_DIR is not set")
+    for c in list_checkpoints(directory):
+        if c.step == step:
+            return c.path
+    if ext and (not ext.startswith(".") or
+                not re.fullmatch(r"\.[A-Za-z0-9._-]+", ext)):
+        raise ValueError("checkpoint extension %r: '.' then letters, digits, "
+                         "'.', '_' or '-'" % (ext,))
+    return os.path.join(directory, "ckpt-%08d%s" % (step, ext or ""))
 
 
 # A handler as early as possible.  Importing never fails: a problem is

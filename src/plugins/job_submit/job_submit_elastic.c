@@ -151,7 +151,7 @@ static int check_partition(job_desc_msg_t *d, elastic_error_t *err)
 static int make_base(job_desc_msg_t *d, const struct elastic_opts *o,
 		     elastic_error_t *err)
 {
-	char tag[4096];
+	char tag[ELASTIC_TAG_MAX];
 
 	if (d->min_nodes != NO_VAL && d->min_nodes != 0 &&
 	    d->min_nodes != o->min)

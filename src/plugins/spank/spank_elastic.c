@@ -68,6 +68,10 @@ static struct spank_option options[ELASTIC_OPT_COUNT] = {
 	OPT(ELASTIC_OPT_KEEP, "N", "Elastic job: checkpoints to keep."),
 	OPT(ELASTIC_OPT_SIZE_CONFIG, "FILE",
 	    "Elastic job: per-size environment (batch size, rate, ...)."),
+	OPT(ELASTIC_OPT_RESUME_FROM, "JOBID[@STEP]|PATH[@STEP]",
+	    "Elastic job: start from another job's or a path's checkpoint."),
+	OPT(ELASTIC_OPT_EVAL, "CMD",
+	    "Elastic job: run CMD on each new checkpoint in its own job."),
 };
 #undef OPT
 
