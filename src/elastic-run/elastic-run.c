@@ -60,8 +60,12 @@
 #include "common/options.h"
 #include "common/parse.h"
 #include "common/rankenv.h"
+#include "ckpt_slurm.h"
+#include "common/ckpt.h"
+#include "common/ckpt_eval.h"
 #include "elastic-event/raise.h"
 #include "membership.h"
+#include <pwd.h>
 
 #define PROG	      "elastic-run"
 #define POLL_MS	      100
@@ -87,6 +91,8 @@
 #define MOVED_POLL_MS 250
 /* Beyond the fault timeout: elasticd's poll and decision. */
 #define FAULT_MARGIN_S 5
+/* How often the checkpoint pass runs while the ranks train. */
+#define CKPT_TICK_S 2
 
 /* ------------------------------------------------------------------ */
 /* Timeline */
@@ -169,6 +175,14 @@ struct config {
 	int sig;		/* the job's elastic signal */
 	unsigned grace;		/* seconds */
 	unsigned fault_timeout; /* seconds elasticd waits for a replacement */
+	/* Checkpoints (common/ckpt.h): the job's dir, what the ranks resume
+	 * from, and the pass that submits eval jobs and applies retention. */
+	bool ckpt;
+	struct elastic_opts opts;
+	struct ckpt_slurm cs;
+	char ckpt_dir[CKPT_PATH_MAX];
+	char prev[CKPT_PATH_MAX];
+	char eval_partition[POLICY_NAME_MAX + 1];
 	unsigned port;
 	const char *srun;
 };
@@ -1018,6 +1032,86 @@ static bool sentinel_event(const struct config *c, struct sentinel *s,
 
 /* ------------------------------------------------------------------ */
 
+/* ------------------------------------------------------------------ */
+/* Checkpoints */
+
+/* The job's checkpoint dir and the eval partition; false if none. */
+static bool ckpt_setup(struct config *c)
+{
+	struct passwd *pw = getpwuid(getuid());
+	struct elastic_policy *p;
+	char job[16], path[POLICY_PATH_MAX + 32];
+	const char *part;
+
+	c->cs.pattern = c->opts.checkpoint_dir;
+	c->cs.user = pw ? strdup(pw->pw_name) : "";
+	c->cs.home = pw ? strdup(pw->pw_dir) : "";
+	snprintf(job, sizeof(job), "%u", c->job_id);
+	if (!c->cs.user || !c->cs.home || !c->opts.checkpoint_dir[0] ||
+	    options_expand_path(c->opts.checkpoint_dir, job, c->cs.user,
+				c->cs.home, c->ckpt_dir,
+				sizeof(c->ckpt_dir)) < 0)
+		return false;
+	p = malloc(sizeof(*p));
+	policy_conf_path(getenv("SLURM_CONF"), path, sizeof(path));
+	if (p && policy_load(p, path, NULL, NULL) == 0 &&
+	    (part = ckpt_eval_partition(p)))
+		snprintf(c->eval_partition, sizeof(c->eval_partition), "%s",
+			 part);
+	free(p);
+	return true;
+}
+
+/*
+ * ELASTIC_PREV_CHECKPOINT for the next launch: the newest of the job's
+ * own, else what --elastic-resume-from names.  A resume address that
+ * names nothing fails the first launch; later ones go on without.
+ */
+static int ckpt_prev(struct config *c, unsigned restart)
+{
+	elastic_error_t err;
+
+	if (!c->ckpt)
+		return 0;
+	if (ckpt_prev_checkpoint(c->ckpt_dir, c->opts.resume_from,
+				 ckpt_slurm_job_dir, &c->cs, c->prev,
+				 sizeof(c->prev), NULL, &err) < 0) {
+		fprintf(stderr, PROG ": %s\n", err.text);
+		if (restart == 0)
+			return -1;
+		c->prev[0] = '\0';
+	}
+	setenv("ELASTIC_PREV_CHECKPOINT", c->prev, 1);
+	return 0;
+}
+
+/* One checkpoint pass: eval jobs for new checkpoints, then retention. */
+static void ckpt_pass(const struct config *c, unsigned restart, unsigned nnodes)
+{
+	struct ckpt_tick_result res;
+	struct ckpt_tick t = {
+		.ckpt_dir = c->ckpt_dir,
+		.keep = c->opts.keep,
+		.prev = c->prev,
+		.eval_cmd = c->opts.eval_cmd,
+		.job_id = c->job_id,
+		.partition = c->eval_partition[0] ? c->eval_partition : NULL,
+		.active = ckpt_slurm_active,
+	};
+	elastic_error_t err;
+
+	if (!c->ckpt)
+		return;
+	memset(&res, 0, sizeof(res));
+	if (ckpt_tick(&t, &res, &err) < 0)
+		fprintf(stderr, PROG ": warning: checkpoints: %s\n", err.text);
+	if (res.submitted || res.failed || res.deleted)
+		timeline("checkpoints", restart, nnodes,
+			 "newest=%llu evals=%u eval_failed=%u deleted=%u",
+			 (unsigned long long)res.newest_step, res.submitted,
+			 res.failed, res.deleted);
+}
+
 static void usage(FILE *f)
 {
 	fprintf(
@@ -1155,6 +1249,8 @@ int main(int argc, char **argv)
 		c.sig = v.opts.signal;
 		c.grace = v.opts.grace;
 		c.fault_timeout = v.opts.fault_timeout;
+		c.opts = v.opts;
+		c.ckpt = ckpt_setup(&c);
 		if (source_init(&src, ed_server, ed_munge) < 0)
 			return 2;
 	} else {
@@ -1193,12 +1289,17 @@ int main(int argc, char **argv)
 	for (;;) {
 		const char *cause = NULL;
 		char detail[256] = "";
-		double next_poll, t_event = 0;
+		double next_poll, next_ckpt, t_event = 0;
 		bool up = false, told = false, stopping = false, moved;
 		int failed = -1;
 
 		if (current_members(&c, &src, prev_gen, &ms, &err) < 0) {
 			fprintf(stderr, PROG ": %s\n", err.text);
+			return 1;
+		}
+		if (ckpt_prev(&c, restart) < 0) {
+			timeline("done", restart, ms.nnodes, "result=failed");
+			sentinel_stop(&sen);
 			return 1;
 		}
 		got_event = 0;
@@ -1215,6 +1316,7 @@ int main(int argc, char **argv)
 			return 1;
 
 		next_poll = now_s() + ALLOC_POLL_MS / 1000.0;
+		next_ckpt = now_s() + CKPT_TICK_S;
 		/* Watch until the ranks exit or an event comes. */
 		while (reap(&l) > 0) {
 			if (got_stop) {
@@ -1247,6 +1349,10 @@ int main(int argc, char **argv)
 				timeline("ranks-up", restart, ms.nnodes,
 					 "ranks=%u",
 					 ms.nnodes * c.nproc_per_node);
+			}
+			if (now_s() >= next_ckpt) {
+				ckpt_pass(&c, restart, ms.nnodes);
+				next_ckpt = now_s() + CKPT_TICK_S;
 			}
 			if (world_changed(&c, &src, &ms, &next_poll, detail,
 					  sizeof(detail))) {
@@ -1313,6 +1419,7 @@ int main(int argc, char **argv)
 				    "killed_members=0 waited=%.3f status=%s",
 				    now_s() - t_event, detail);
 			}
+			ckpt_pass(&c, restart, ms.nnodes);
 			if (stopping) {
 				timeline("done", restart, ms.nnodes,
 					 "result=stopped");
@@ -1331,6 +1438,8 @@ int main(int argc, char **argv)
 			}
 		}
 
+		if (!cause)
+			ckpt_pass(&c, restart, ms.nnodes);
 		describe_status(&l, detail, sizeof(detail));
 		if (failed < 0 && launch_ok(&l)) {
 			timeline("done", restart, ms.nnodes,

@@ -18,50 +18,10 @@
 #include <slurm/slurm.h>
 
 #include "common/ckpt.h"
+#include "elastic-run/ckpt_slurm.h"
 #include "common/ckpt_eval.h"
 #include "common/options.h"
 #include "common/policy.h"
-
-struct ctx {
-	const char *pattern; /* this job's checkpoint dir pattern */
-	const char *user, *home;
-};
-
-static int job_dir(uint32_t job, void *arg, char *dir, size_t len,
-		   elastic_error_t *err)
-{
-	struct ctx *c = arg;
-	job_info_msg_t *msg = NULL;
-	const char *tag = NULL;
-	int rc;
-
-	if (slurm_load_job(&msg, job, SHOW_ALL) == SLURM_SUCCESS &&
-	    msg->record_count > 0)
-		tag = msg->job_array[0].admin_comment;
-	rc =
-	    ckpt_job_dir(job, tag, c->pattern, c->user, c->home, dir, len, err);
-	if (msg)
-		slurm_free_job_info_msg(msg);
-	return rc;
-}
-
-static bool active(uint32_t job, void *arg)
-{
-	job_info_msg_t *msg = NULL;
-	bool busy = false;
-
-	(void)arg;
-	if (slurm_load_job(&msg, job, SHOW_ALL) == SLURM_SUCCESS &&
-	    msg->record_count > 0) {
-		unsigned s = msg->job_array[0].job_state & JOB_STATE_BASE;
-
-		busy =
-		    s == JOB_PENDING || s == JOB_RUNNING || s == JOB_SUSPENDED;
-	}
-	if (msg)
-		slurm_free_job_info_msg(msg);
-	return busy;
-}
 
 int main(int argc, char **argv)
 {
@@ -71,7 +31,7 @@ int main(int argc, char **argv)
 	struct passwd *pw = getpwuid(getuid());
 	char conf[1100], dir[CKPT_PATH_MAX], out[CKPT_PATH_MAX];
 	elastic_error_t err;
-	struct ctx c;
+	struct ckpt_slurm c;
 	uint32_t job;
 	int rc;
 
@@ -100,8 +60,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "prev")) {
 		rc = ckpt_prev_checkpoint(
-		    dir, argc > 3 ? argv[3] : o.resume_from, job_dir, &c, out,
-		    sizeof(out), NULL, &err);
+		    dir, argc > 3 ? argv[3] : o.resume_from, ckpt_slurm_job_dir,
+		    &c, out, sizeof(out), NULL, &err);
 		if (rc == 0)
 			printf("%s\n", out);
 	} else {
@@ -112,7 +72,7 @@ int main(int argc, char **argv)
 			.prev = argc > 3 ? argv[3] : "",
 			.eval_cmd = o.eval_cmd,
 			.job_id = job,
-			.active = active,
+			.active = ckpt_slurm_active,
 		};
 
 		policy_conf_path(getenv("SLURM_CONF"), conf, sizeof(conf));
