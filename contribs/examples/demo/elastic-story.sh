@@ -1,0 +1,126 @@
+#!/bin/bash
+# The elastic story on a running cluster (quickstart demo starts the
+# embedded one): a PyTorch DDP job starts at its minimum while the other
+# nodes are busy, grows into them when they go idle, loses two nodes to a
+# high-priority job, grows back, loses a node to failure, grows back and
+# finishes; then its timeline, its loss, and the proof that every sample
+# was processed once.
+#
+# usage: elastic-story.sh BUILDDIR SRCDIR WORKDIR USER
+# Needs SLURM_CONF, an elasticd serving the cluster's elastic.conf, root
+# (to fail and resume a node), and partitions preempt (units) and high.
+set -uo pipefail
+build=$1 src=$2 work=$3 user=$4
+RUN=$build/src/elastic-run/elastic-run
+CTL=$build/src/elasticctl/elasticctl
+PY=/usr/bin/python3
+EX=$src/contribs/examples/pytorch
+SAMPLES=2048 BATCH=64 EPOCHS=${DEMO_EPOCHS:-40} EVERY=10
+t0=${EPOCHREALTIME/,/.}
+
+say() { printf '\n== %s\n' "$*"; }
+at() { awk -v a="$t0" -v b="${EPOCHREALTIME/,/.}" 'BEGIN { printf "%6.1f s", b - a }'; }
+die() {
+	echo "elastic-story: $*" >&2
+	[ -n "${jid:-}" ] && grep -E '^(elastic-run|train_ddp):' "$out" | tail -n 15 >&2
+	exit 1
+}
+# wait_for SECONDS DESC CMD...: poll CMD every 0.2 s until it succeeds.
+wait_for() {
+	local end=$((SECONDS + $1)) desc=$2
+	shift 2
+	until "$@"; do
+		[ "$SECONDS" -lt "$end" ] || die "timed out after ${1:-?} s waiting for: $desc"
+		sleep 0.2
+	done
+}
+state() { scontrol show job "$1" 2>/dev/null | grep -oE 'JobState=[A-Z_]+' | cut -d= -f2; }
+running() { [ "$(state "$1")" = RUNNING ]; }
+starts=0
+# resized W: the ranks started again, at W ranks (a new "train_ddp: world" line).
+resized() {
+	local n
+	n=$(grep -c '^train_ddp: world ' "$out" 2>/dev/null)
+	[ "${n:-0}" -gt "$starts" ] || return 1
+	grep '^train_ddp: world ' "$out" | sed -n "$((starts + 1))p" | grep -q "^train_ddp: world $1 " || return 1
+	starts=$((starts + 1))
+}
+world() { # world W DESC: wait for the ranks at W and say so
+	wait_for 120 "the ranks at world size $1" resized "$1"
+	printf '%s  %s\n' "$(at)" "$(grep '^train_ddp: world ' "$out" | sed -n "${starts}p")"
+}
+
+mkdir -p "$work" && chmod 1777 "$work" && cd "$work" || exit 1
+out=$work/train.out
+rm -rf "$work/samples" "$out"
+mkdir -p "$work/samples" && chmod 1777 "$work/samples"
+
+say "someone else's job holds 3 of the 4 preemptible nodes"
+fill=$(sbatch --parsable -p preempt -N3 -J other-work -o /dev/null --wrap 'exec sleep 3600') || die "sbatch failed"
+wait_for 30 "the other job to run" running "$fill"
+squeue -o '%.6i %.10P %.12j %.8u %.2t %.4D %R'
+
+say "$user submits: sbatch --elastic-min=1 --elastic-max=4 train.sh   (elastic-run python3 train_ddp.py)"
+cat >"$work/train.sh" <<EOS
+#!/bin/bash
+#SBATCH --elastic-min=1 --elastic-max=4 --elastic-scale-delay=2
+#SBATCH --elastic-grace=30 --elastic-fault-timeout=5
+export OMP_NUM_THREADS=1 PYTHONPATH=$src/contribs/python
+exec $RUN -- $PY $EX/train_ddp.py --samples $SAMPLES --global-batch $BATCH \\
+	--epochs $EPOCHS --step-sleep 0.05 --checkpoint-every $EVERY --log-every 200 \\
+	--sample-log-dir $work/samples --timeout 60
+EOS
+chmod 755 "$work/train.sh"
+sed 's/^/    /' "$work/train.sh"
+jid=$(runuser -u "$user" -- sbatch --parsable -D "$work" -o "$out" \
+	"--elastic-checkpoint-dir=$work/ckpt/%j" "$work/train.sh") || die "sbatch failed"
+echo "Submitted batch job $jid"
+world 1
+"$CTL" status "$jid" 2>/dev/null | sed 's/^/    /'
+
+say "the other job ends: its nodes go idle"
+scancel "$fill"
+world 4
+"$CTL" status "$jid" 2>/dev/null | sed 's/^/    /'
+
+say "a high-priority job needs 2 nodes: sbatch -p high -N2"
+hi=$(sbatch --parsable -p high -N2 -J urgent -o /dev/null --wrap 'exec sleep 3600')
+world 2
+wait_for 30 "the high-priority job to run" running "$hi"
+printf '%s  the high-priority job %s runs\n' "$(at)" "$hi"
+
+say "the high-priority job ends"
+scancel "$hi"
+world 4
+
+unit=$(squeue -h -u "$user" -p preempt -t R -o '%i %N' | sort -n | tail -n1)
+node=${unit#* }
+say "node $node fails (scontrol update State=DOWN)"
+scontrol update NodeName="$node" State=DRAIN Reason=demo && scontrol update NodeName="$node" State=DOWN Reason=demo
+world 3
+say "node $node is repaired (State=RESUME)"
+scontrol update NodeName="$node" State=RESUME
+world 4
+
+say "training runs to the end"
+done_() { grep -q '^train_ddp: done:' "$out" && [ "$(state "$jid")" = COMPLETED ]; }
+wait_for 600 "the job to finish" done_
+printf '%s  %s\n' "$(at)" "$(grep '^train_ddp: done:' "$out")"
+
+say "elastic-run's timeline"
+grep -E '^elastic-run: .* event=(launch|relaunch|event|ranks-up|done)' "$out" |
+	sed -E 's/^elastic-run: [0-9-]+T([0-9:.]+)Z event=/\1  /; s/ nproc_per_node=[0-9]+//; s/ master=[^ ]+//' | sed 's/^/    /'
+
+say "the result"
+grep -E '^(initial|final) loss' "$out" | sed 's/^/    /'
+cs=$("$PY" "$EX/check_samples.py" "$work/samples" "$SAMPLES" "$EPOCHS" --window $(((EVERY + 1) * BATCH)))
+rc=$?
+echo "    $cs"
+total=$((SAMPLES * EPOCHS))
+if [ $rc = 0 ]; then
+	echo "    $total samples ($SAMPLES x $EPOCHS epochs) processed over worlds of" \
+		"$(grep '^train_ddp: world ' "$out" | awk '{ print $3 }' | tr '\n' ' ')rank(s):" \
+		"none lost, none repeated beyond the last-checkpoint window."
+else
+	die "the sample check failed"
+fi
