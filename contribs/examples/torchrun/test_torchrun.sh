@@ -78,7 +78,7 @@ rc=0
 wait "$TRPID" || rc=$?
 TRPID=""
 [ "$rc" = 0 ] || fail "torchrun exited $rc after the event (want 0: the workers checkpointed and left)"
-grep -q 'train: elastic event: checkpoint at epoch' "$T/run1.out" || fail "no checkpoint on the event"
+grep -q 'train: elastic event: checkpoint .*/ckpt-[0-9]*\.pt at epoch' "$T/run1.out" || fail "no checkpoint on the event"
 [ -z "$(grep 'train: done' "$T/run1.out")" ] || fail "the first run finished before the event: nothing to resume"
 ls "$T"/ckpt/ckpt-*.pt >/dev/null 2>&1 || fail "no checkpoint file"
 

@@ -105,13 +105,14 @@ def main():
                                 % (rank, world, os.getpid())), "a")
 
     def save():  # rank 0 writes; the file appears whole or not at all
+        path = os.path.join(ckpt_dir, "ckpt-%08d.pt" % step)
         if rank == 0:
             os.makedirs(ckpt_dir, exist_ok=True)
-            path = os.path.join(ckpt_dir, "ckpt-%08d.pt" % step)
             torch.save({"model": model.state_dict(), "optimizer": opt.state_dict(),
                         "epoch": epoch, "pos": pos, "step": step}, path + ".tmp")
             os.replace(path + ".tmp", path)
         dist.barrier()
+        return path
 
     while epoch < args.epochs:
         for n_global, mine in sharded_batches(args.samples, args.global_batch,
@@ -133,10 +134,10 @@ def main():
             stop = torch.tensor([int(slurm_elastic.elastic_event_detected())])
             dist.all_reduce(stop, op=dist.ReduceOp.MAX)
             if stop.item():
-                save()
+                path = save()
                 if rank == 0:
-                    print("train: elastic event: checkpoint at epoch %d step %d, "
-                          "exiting" % (epoch, step), flush=True)
+                    print("train: elastic event: checkpoint %s at epoch %d step %d, "
+                          "exiting" % (path, epoch, step), flush=True)
                 sys.exit(0)
         epoch, pos = epoch + 1, 0
         if rank == 0:
