@@ -56,6 +56,34 @@ except ImportError:
                                     os.pardir, os.pardir, "python"))
     import slurm_elastic
 
+_told = []  # (time, signal) of each event signal, appended by the handler
+
+
+def watch_event_signals():
+    """Record when the event signals arrive, chaining to slurm_elastic's
+    handlers (installed at import), so the timeline has the time a rank
+    was told rather than the time it noticed at the end of a step."""
+    sigs = {signal.SIGTERM}
+    try:
+        sigs.add(slurm_elastic.elastic_signal())
+    except ValueError:
+        pass
+    for s in sigs:
+        prev = signal.getsignal(s)
+
+        def handler(signum, frame, prev=prev):
+            _told.append((time.time(), signum))
+            if callable(prev):
+                prev(signum, frame)
+        signal.signal(s, handler)
+
+
+if __name__ == "__main__":
+    # Before importing torch (a second or two): an event that comes while
+    # the rank starts is timed too.
+    watch_event_signals()
+
+
 import torch
 import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel as DDP
@@ -138,28 +166,6 @@ def stamp(t=None):
             .strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z")
 
 
-_told = []  # (time, signal) of each event signal, appended by the handler
-
-
-def watch_event_signals():
-    """Record when the event signals arrive, chaining to slurm_elastic's
-    handlers (installed at import), so the timeline has the time a rank
-    was told rather than the time it noticed at the end of a step."""
-    sigs = {signal.SIGTERM}
-    try:
-        sigs.add(slurm_elastic.elastic_signal())
-    except ValueError:
-        pass
-    for s in sigs:
-        prev = signal.getsignal(s)
-
-        def handler(signum, frame, prev=prev):
-            _told.append((time.time(), signum))
-            if callable(prev):
-                prev(signum, frame)
-        signal.signal(s, handler)
-
-
 def make_dataset(n, d, noise, seed):
     """A fixed linear regression: y = x.w + b + noise, the same everywhere."""
     g = torch.Generator().manual_seed(seed)
@@ -225,7 +231,6 @@ def full_loss(model, x, y):
 def main(argv=None):
     args = parse_args(argv)
     rank, world, local_rank, restarts = world_from_env()
-    watch_event_signals()
 
     def timeline(event, fmt="", t=None):
         print("train_ddp: %s event=%s rank=%d world=%d restart=%d%s"
