@@ -13,7 +13,10 @@
  * ELASTIC_PREV_NNODES set.  A launch that fails on its own (not an elastic
  * event) is retried up to --max-restarts times.
  *
- * Events it sees (this slice: membership is the job's own allocation):
+ * The world: the group's allocations in elasticd's current generation
+ * (membership.h), or the job's own allocation without elasticd.
+ *
+ * Events it sees:
  *   - the job's elastic signal, SIGURG or SIGUSR1 sent to elastic-run
  *     (`scancel --full --signal=URG JOB` reaches it and the ranks);
  *   - the event raised on the job's steps (elastic-event raise, elasticd,
@@ -21,7 +24,8 @@
  *     elastic-run keeps a sentinel step of one task (srun --overlap, this
  *     program with --sentinel) that reports each signal it gets on its
  *     standard output;
- *   - its allocation changing size (a node failed, the job was shrunk);
+ *   - a new world: another generation from elasticd, or without it the
+ *     allocation changing size (a node failed, the job was shrunk);
  *   - SIGTERM, SIGINT or SIGHUP: the ranks are told, given the grace, and
  *     elastic-run stops without relaunching (the job is ending).
  *
@@ -57,9 +61,9 @@
 #include "common/parse.h"
 #include "common/rankenv.h"
 #include "elastic-event/raise.h"
+#include "membership.h"
 
 #define PROG	      "elastic-run"
-#define MAX_MEMBERS   256
 #define POLL_MS	      100
 #define ALLOC_POLL_MS 1000
 #define KILL_WAIT_S   10
@@ -67,6 +71,20 @@
  * slurmd delivers to the batch step later than to the ranks. */
 #define SETTLE_MS     500
 #define DEFAULT_GRACE 30
+/* elasticd: how often to ask for the group while ranks run, how long a
+ * request may take, and how long to wait for a world: at the start (the
+ * daemon adopts a new group within a poll or two), after an event (the
+ * next generation is published within a poll), in an outage. */
+#define ED_POLL_MS	    500
+#define ED_TIMEOUT_MS	    2000
+#define ED_RETRY_MS	    200
+#define ED_START_WAIT_S	    15
+#define RELAUNCH_GEN_WAIT_S 1.5
+#define ED_OUTAGE_WAIT_S    10
+#define ED_PROBE_S	    5
+/* After ranks failed: how long to look for a lost member, how often. */
+#define MOVED_WAIT_S  3
+#define MOVED_POLL_MS 250
 
 /* ------------------------------------------------------------------ */
 /* Timeline */
@@ -141,17 +159,15 @@ static void install(int sig, void (*fn)(int))
 /* ------------------------------------------------------------------ */
 /* Members: the allocations the world spans */
 
-struct member {
+struct config {
 	uint32_t job_id;
-	unsigned nnodes;
-	char nodes[1024]; /* Slurm node list, "n[1-2]" */
-};
-
-struct members {
-	size_t n;
-	struct member m[MAX_MEMBERS];
-	unsigned nnodes; /* sum */
-	char master_addr[256];
+	unsigned nproc_per_node;
+	unsigned max_restarts;
+	char **cmd;
+	int sig;	/* the job's elastic signal */
+	unsigned grace; /* seconds */
+	unsigned port;
+	const char *srun;
 };
 
 /* The job's current allocation and elastic options, in one RPC. */
@@ -222,15 +238,10 @@ static void first_node(const char *nodes, char *out, size_t len)
 	slurm_hostlist_destroy(hl);
 }
 
-/*
- * Membership without elasticd: the job's own allocation.  (The next slice
- * reads GET /v1/groups/<job> from elasticd and fills one member per
- * allocation in the world, base first.)
- */
+/* Membership without elasticd: the job's own allocation. */
 static int members_from_allocation(uint32_t job_id, const struct job_view *v,
 				   struct members *ms, elastic_error_t *err)
 {
-	char host[256];
 	const char *env;
 
 	memset(ms, 0, sizeof(*ms));
@@ -249,14 +260,261 @@ static int members_from_allocation(uint32_t job_id, const struct job_view *v,
 		ms->m[0].nnodes = (unsigned)n;
 	}
 	ms->nnodes = ms->m[0].nnodes;
-	first_node(ms->m[0].nodes, host, sizeof(host));
-	if (!host[0])
-		snprintf(host, sizeof(host), "%s", v->batch_host);
-	if (host[0])
-		node_addr(host, ms->master_addr, sizeof(ms->master_addr));
+	first_node(ms->m[0].nodes, ms->master_host, sizeof(ms->master_host));
+	if (!ms->master_host[0])
+		snprintf(ms->master_host, sizeof(ms->master_host), "%s",
+			 v->batch_host);
+	return 0;
+}
+
+/* The rendezvous address: the master host's NodeAddr. */
+static void resolve_master(struct members *ms)
+{
+	if (ms->master_host[0])
+		node_addr(ms->master_host, ms->master_addr,
+			  sizeof(ms->master_addr));
 	else if (gethostname(ms->master_addr, sizeof(ms->master_addr)) != 0)
 		snprintf(ms->master_addr, sizeof(ms->master_addr), "127.0.0.1");
+}
+
+/*
+ * Where the world comes from.  With an elasticd to ask, its view of the
+ * group (the base and the units in the current world); once it has
+ * answered, an outage keeps the world running and a relaunch waits for
+ * it, then falls back to the job's own allocation, which always exists.
+ */
+struct source {
+	bool have_ed;
+	struct elasticd_client ed;
+	bool ed_mode;	 /* the current world is elasticd's */
+	bool ed_trouble; /* an outage was reported */
+	bool ed_said;	 /* the fallback to the allocation was reported */
+	char why[sizeof(((elastic_error_t *)0)->text)]; /* last failure */
+	double next_probe; /* allocation mode: when to ask elasticd again */
+};
+
+static enum fetch_result ed_fetch(const struct config *c, struct source *src,
+				  struct members *ms)
+{
+	elastic_error_t err;
+	enum fetch_result fr =
+	    elasticd_fetch(&src->ed, c->job_id, ED_TIMEOUT_MS, ms, &err);
+
+	if (fr == FETCH_NOT_FORMED)
+		snprintf(src->why, sizeof(src->why), "no world formed yet");
+	else if (fr != FETCH_OK)
+		snprintf(src->why, sizeof(src->why), "%s", err.text);
+	if (fr == FETCH_OK || fr == FETCH_NOT_FORMED) {
+		if (src->ed_trouble)
+			fprintf(stderr, PROG ": elasticd at %s answers again\n",
+				src->ed.server);
+		src->ed_trouble = false;
+	} else if (src->ed_mode && !src->ed_trouble) {
+		fprintf(stderr, PROG ": warning: %s (keeping the world)\n",
+			err.text);
+		src->ed_trouble = true;
+	}
+	return fr;
+}
+
+/*
+ * Which elasticd to ask: --elasticd, ELASTIC_RUN_ELASTICD, then
+ * ElasticdListen in elastic.conf; "none" asks none.  The munge socket:
+ * --munge-socket, ELASTIC_RUN_MUNGE_SOCKET, ElasticdMungeSocket, munge's.
+ */
+static int source_init(struct source *src, const char *server,
+		       const char *munge)
+{
+	struct elastic_policy *p = NULL;
+	char path[POLICY_PATH_MAX + 32];
+	const char *from = "--elasticd";
+	elastic_error_t err;
+
+	memset(src, 0, sizeof(*src));
+	if (!server && (server = getenv("ELASTIC_RUN_ELASTICD")) && *server)
+		from = "ELASTIC_RUN_ELASTICD";
+	if (server && !*server)
+		server = NULL;
+	if (!munge && (munge = getenv("ELASTIC_RUN_MUNGE_SOCKET")) && !*munge)
+		munge = NULL;
+	if (server && !strcmp(server, "none"))
+		return 0;
+	if (!server || !munge) {
+		policy_conf_path(getenv("SLURM_CONF"), path, sizeof(path));
+		p = malloc(sizeof(*p));
+		if (!p || policy_load(p, path, NULL, &err) < 0) {
+			if (p)
+				fprintf(stderr, PROG ": warning: %s\n",
+					err.text);
+			free(p);
+			p = NULL;
+			if (!server)
+				return 0;
+		}
+		if (p && !server) {
+			server = p->elasticd_listen;
+			from = "ElasticdListen";
+		}
+		if (p && !munge && p->elasticd_munge_socket[0])
+			munge = p->elasticd_munge_socket;
+	}
+	if (elasticd_client_init(&src->ed, server, munge ? munge : "", &err) <
+	    0) {
+		fprintf(stderr, PROG ": %s%s%s (or --elasticd=none)\n", from,
+			from[0] == '-' ? "=" : ": ", err.text);
+		free(p);
+		return -1;
+	}
+	free(p);
+	src->have_ed = true;
 	return 0;
+}
+
+/* "101:n[1-2],102:n3" for the timeline. */
+static void member_list(const struct members *ms, char *out, size_t len)
+{
+	size_t i, off = 0;
+	int w;
+
+	out[0] = '\0';
+	for (i = 0; i < ms->n && off < len; i++) {
+		w = snprintf(out + off, len - off, "%s%u:%s", i ? "," : "",
+			     ms->m[i].job_id,
+			     ms->m[i].nodes[0] ? ms->m[i].nodes : "?");
+		if (w < 0)
+			break;
+		off += (size_t)w;
+	}
+}
+
+/*
+ * The world to launch now.  after_gen: the generation of the world the
+ * ranks just left (0 at the first launch): after an elastic event,
+ * elasticd publishes the next one within a poll, so wait briefly for it.
+ */
+static int current_members(const struct config *c, struct source *src,
+			   uint64_t after_gen, struct members *ms,
+			   elastic_error_t *err)
+{
+	struct job_view v;
+	double deadline;
+	enum fetch_result fr;
+
+	if (src->have_ed) {
+		deadline =
+		    now_s() + (src->ed_mode ? (after_gen ? RELAUNCH_GEN_WAIT_S
+							 : ED_OUTAGE_WAIT_S)
+					    : ED_START_WAIT_S);
+		for (;;) {
+			fr = ed_fetch(c, src, ms);
+			if (fr == FETCH_OK &&
+			    (ms->generation > after_gen || now_s() >= deadline))
+				break;
+			/* Never there: no elasticd on this cluster. */
+			if (fr == FETCH_UNREACHABLE && !src->ed_mode)
+				break;
+			if (now_s() >= deadline)
+				break;
+			sleep_ms(ED_RETRY_MS);
+		}
+		if (fr == FETCH_OK) {
+			src->ed_mode = true;
+			resolve_master(ms);
+			return 0;
+		}
+		/* Unreachable from the start: a cluster without elasticd,
+		 * which the launch line's source=allocation says. */
+		if (src->ed_mode || (fr != FETCH_UNREACHABLE && !src->ed_said))
+			fprintf(stderr,
+				PROG ": warning: no world of job %u from "
+				     "elasticd (%s): launching over its own "
+				     "allocation\n",
+				c->job_id, src->why);
+		src->ed_said = true;
+		src->ed_mode = false;
+		src->next_probe = now_s() + ED_PROBE_S;
+	}
+	if (load_job(c->job_id, &v, err) < 0 ||
+	    members_from_allocation(c->job_id, &v, ms, err) < 0)
+		return -1;
+	resolve_master(ms);
+	return 0;
+}
+
+/*
+ * While the ranks run: has the world changed?  Fills detail and returns
+ * true if so.  Called every poll; asks elasticd or slurmctld when due.
+ */
+static bool world_changed(const struct config *c, struct source *src,
+			  struct members *cur, double *next_poll, char *detail,
+			  size_t len)
+{
+	struct members *nm;
+	struct job_view v;
+	bool changed = false;
+	double t = now_s();
+
+	if (t < *next_poll)
+		return false;
+	nm = malloc(sizeof(*nm));
+	if (!nm)
+		return false;
+	if (src->ed_mode) {
+		*next_poll = t + ED_POLL_MS / 1000.0;
+		if (ed_fetch(c, src, nm) == FETCH_OK) {
+			if (!members_same(nm, cur)) {
+				snprintf(detail, len,
+					 "generation=%llu->%llu from=%u to=%u "
+					 "members=%zu->%zu",
+					 (unsigned long long)cur->generation,
+					 (unsigned long long)nm->generation,
+					 cur->nnodes, nm->nnodes, cur->n,
+					 nm->n);
+				changed = true;
+			} else {
+				cur->generation = nm->generation;
+			}
+		}
+		free(nm);
+		return changed;
+	}
+	*next_poll = t + ALLOC_POLL_MS / 1000.0;
+	if (load_job(c->job_id, &v, NULL) == 0 && v.nnodes != 0 &&
+	    v.nnodes != cur->nnodes) {
+		snprintf(detail, len, "from=%u to=%u", cur->nnodes, v.nnodes);
+		changed = true;
+	} else if (src->have_ed && t >= src->next_probe) {
+		src->next_probe = t + ED_PROBE_S;
+		if (ed_fetch(c, src, nm) == FETCH_OK &&
+		    !members_same(nm, cur)) {
+			snprintf(detail, len,
+				 "elasticd generation=%llu from=%u to=%u",
+				 (unsigned long long)nm->generation,
+				 cur->nnodes, nm->nnodes);
+			changed = true;
+		}
+	}
+	free(nm);
+	return changed;
+}
+
+/*
+ * Ranks failed: did the world lose a member (a node or a unit failed)?
+ * elasticd and slurmctld see it within a poll or two of the ranks.
+ */
+static bool world_moved(const struct config *c, struct source *src,
+			struct members *cur, char *detail, size_t len)
+{
+	double deadline = now_s() + MOVED_WAIT_S, next = 0;
+
+	for (;;) {
+		if (world_changed(c, src, cur, &next, detail, len))
+			return true;
+		if (now_s() >= deadline)
+			return false;
+		sleep_ms(MOVED_POLL_MS);
+		next = 0;
+	}
 }
 
 /* Variables of the batch step that would mislead srun --jobid. */
@@ -444,17 +702,6 @@ static void sentinel_stop(struct sentinel *s)
 /* ------------------------------------------------------------------ */
 /* Launching */
 
-struct config {
-	uint32_t job_id;
-	unsigned nproc_per_node;
-	unsigned max_restarts;
-	char **cmd;
-	int sig;	/* the job's elastic signal */
-	unsigned grace; /* seconds */
-	unsigned port;
-	const char *srun;
-};
-
 static void setenv_u(const char *name, unsigned v)
 {
 	char buf[32];
@@ -515,7 +762,8 @@ struct launch {
 	int status[MAX_MEMBERS];
 	bool done[MAX_MEMBERS];
 	size_t running;
-	uint32_t last_step; /* highest step id before the launch, +1 */
+	uint32_t job[MAX_MEMBERS];	  /* the member job each srun runs in */
+	uint32_t first_step[MAX_MEMBERS]; /* its first step id of the launch */
 };
 
 /* The next step id of the job (the first the launch may get). */
@@ -565,7 +813,10 @@ static int launch(const struct config *c, const struct members *ms,
 	size_t i;
 
 	memset(l, 0, sizeof(*l));
-	l->last_step = next_step_id(c->job_id);
+	for (i = 0; i < ms->n; i++) {
+		l->job[i] = ms->m[i].job_id;
+		l->first_step[i] = next_step_id(ms->m[i].job_id);
+	}
 	fflush(NULL);
 	for (i = 0; i < ms->n; i++) {
 		pid_t pid = fork();
@@ -621,6 +872,18 @@ static bool launch_ok(const struct launch *l)
 	return true;
 }
 
+/* A member whose srun failed while others still run: its index, or -1. */
+static int member_failed(const struct launch *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (l->done[i] && (!WIFEXITED(l->status[i]) ||
+				   WEXITSTATUS(l->status[i]) != 0))
+			return (int)i;
+	return -1;
+}
+
 static void describe_status(const struct launch *l, char *out, size_t len)
 {
 	size_t i, off = 0;
@@ -662,13 +925,43 @@ static void kill_steps(uint32_t job_id, uint32_t from)
 	slurm_free_job_step_info_response_msg(r);
 }
 
+/* How many sruns of the launch have their step running (ranks up). */
+static size_t launch_up(const struct launch *l)
+{
+	size_t i, up = 0;
+
+	for (i = 0; i < l->n; i++)
+		if (steps_up(l->job[i], l->first_step[i]) > 0)
+			up++;
+	return up;
+}
+
+/* Tell every member's ranks.  Returns how many members were told. */
+static size_t raise_launch(const struct config *c, const struct launch *l)
+{
+	elastic_error_t err;
+	size_t i, told = 0;
+
+	for (i = 0; i < l->n; i++) {
+		if (l->done[i])
+			continue;
+		if (raise_job(l->job[i], c->sig, &err) < 0)
+			fprintf(stderr, PROG ": %s\n", err.text);
+		else
+			told++;
+	}
+	return told;
+}
+
 /* After the grace: kill the launch's steps and the sruns. */
-static void kill_launch(const struct config *c, struct launch *l)
+static void kill_launch(struct launch *l)
 {
 	double deadline;
 	size_t i;
 
-	kill_steps(c->job_id, l->last_step);
+	for (i = 0; i < l->n; i++)
+		if (!l->done[i])
+			kill_steps(l->job[i], l->first_step[i]);
 	deadline = now_s() + KILL_WAIT_S;
 	while (reap(l) > 0 && now_s() < deadline)
 		sleep_ms(POLL_MS);
@@ -728,11 +1021,18 @@ static void usage(FILE *f)
 	    "their own,\n"
 	    "                          not counting elastic events "
 	    "(default 3)\n"
+	    "  -E, --elasticd=HOST:PORT|none\n"
+	    "                          where elasticd listens (default: "
+	    "ElasticdListen)\n"
+	    "  -M, --munge-socket=PATH munged's socket (default: "
+	    "ElasticdMungeSocket)\n"
 	    "\n"
+	    "The world: the group's allocations in elasticd's current "
+	    "world,\n"
+	    "or the job's own allocation when there is no elasticd.\n"
 	    "Events: the job's elastic signal, SIGURG or SIGUSR1 sent to " PROG
 	    "\n"
-	    "(scancel --full --signal=URG JOB), or its allocation "
-	    "changing size.\n"
+	    "(scancel --full --signal=URG JOB), or the world changing.\n"
 	    "SIGTERM/SIGINT/SIGHUP: tell the ranks, wait the grace, "
 	    "stop.\n");
 }
@@ -757,6 +1057,8 @@ int main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "nproc-per-node", required_argument, NULL, 'n' },
 		{ "max-restarts", required_argument, NULL, 'r' },
+		{ "elasticd", required_argument, NULL, 'E' },
+		{ "munge-socket", required_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -769,6 +1071,9 @@ int main(int argc, char **argv)
 	elastic_error_t err;
 	unsigned long ul;
 	unsigned restart = 0, prev_nnodes = 0, failures = 0;
+	uint64_t prev_gen = 0;
+	struct source src;
+	const char *ed_server = NULL, *ed_munge = NULL;
 	const char *env;
 	int ch;
 
@@ -777,7 +1082,8 @@ int main(int argc, char **argv)
 	memset(&c, 0, sizeof(c));
 	c.nproc_per_node = 1;
 	c.max_restarts = 3;
-	while ((ch = getopt_long(argc, argv, "+n:r:h", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "+n:r:E:M:h", longopts, NULL)) !=
+	       -1) {
 		switch (ch) {
 		case 'n':
 			if (get_uint_opt("nproc-per-node", optarg, 1, 4096,
@@ -788,6 +1094,12 @@ int main(int argc, char **argv)
 			if (get_uint_opt("max-restarts", optarg, 0, 1000000,
 					 &c.max_restarts) < 0)
 				return 2;
+			break;
+		case 'E':
+			ed_server = optarg;
+			break;
+		case 'M':
+			ed_munge = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -820,6 +1132,7 @@ int main(int argc, char **argv)
 		c.srun = "srun";
 	c.port = rankenv_default_port(c.job_id);
 
+	memset(&src, 0, sizeof(src));
 	slurm_init(NULL);
 	if (load_job(c.job_id, &v, &err) < 0) {
 		fprintf(stderr, PROG ": %s\n", err.text);
@@ -828,6 +1141,8 @@ int main(int argc, char **argv)
 	if (v.elastic) {
 		c.sig = v.opts.signal;
 		c.grace = v.opts.grace;
+		if (source_init(&src, ed_server, ed_munge) < 0)
+			return 2;
 	} else {
 		fprintf(stderr,
 			PROG ": warning: job %u is not elastic (no elastic "
@@ -865,21 +1180,23 @@ int main(int argc, char **argv)
 		const char *cause = NULL;
 		char detail[256] = "";
 		double next_poll, t_event = 0;
-		bool up = false, told = false, stopping = false;
+		bool up = false, told = false, stopping = false, moved;
+		int failed = -1;
 
-		if (restart > 0 && load_job(c.job_id, &v, &err) < 0) {
-			fprintf(stderr, PROG ": %s\n", err.text);
-			return 1;
-		}
-		if (members_from_allocation(c.job_id, &v, &ms, &err) < 0) {
+		if (current_members(&c, &src, prev_gen, &ms, &err) < 0) {
 			fprintf(stderr, PROG ": %s\n", err.text);
 			return 1;
 		}
 		got_event = 0;
 		sentinel_read(&sen, NULL); /* what our own raise caused */
+		member_list(&ms, detail, sizeof(detail));
 		timeline(restart ? "relaunch" : "launch", restart, ms.nnodes,
-			 "members=%zu nproc_per_node=%u master=%s:%u", ms.n,
-			 c.nproc_per_node, ms.master_addr, c.port);
+			 "members=%zu nproc_per_node=%u master=%s:%u "
+			 "generation=%llu source=%s jobs=%s",
+			 ms.n, c.nproc_per_node, ms.master_addr, c.port,
+			 (unsigned long long)ms.generation,
+			 src.ed_mode ? "elasticd" : "allocation", detail);
+		detail[0] = '\0';
 		if (launch(&c, &ms, restart, prev_nnodes, &l) < 0)
 			return 1;
 
@@ -902,24 +1219,25 @@ int main(int argc, char **argv)
 			if (sentinel_event(&c, &sen, &cause, &stopping, detail,
 					   sizeof(detail)))
 				break;
-			if (!up && steps_up(c.job_id, l.last_step) >= l.n) {
+			if (l.running < l.n &&
+			    (failed = member_failed(&l)) >= 0) {
+				/* The others may wait on it in a collective. */
+				cause = "member-exit";
+				snprintf(detail, sizeof(detail),
+					 "job=%u nodes=%s", l.job[failed],
+					 ms.m[failed].nodes);
+				break;
+			}
+			if (!up && launch_up(&l) >= l.n) {
 				up = true;
 				timeline("ranks-up", restart, ms.nnodes,
 					 "ranks=%u",
 					 ms.nnodes * c.nproc_per_node);
 			}
-			if (now_s() >= next_poll) {
-				struct job_view nv;
-
-				next_poll = now_s() + ALLOC_POLL_MS / 1000.0;
-				if (load_job(c.job_id, &nv, NULL) == 0 &&
-				    nv.nnodes != 0 && nv.nnodes != ms.nnodes) {
-					cause = "membership";
-					snprintf(detail, sizeof(detail),
-						 "from=%u to=%u", ms.nnodes,
-						 nv.nnodes);
-					break;
-				}
+			if (world_changed(&c, &src, &ms, &next_poll, detail,
+					  sizeof(detail))) {
+				cause = "membership";
+				break;
 			}
 			if (sen.fd >= 0) {
 				struct pollfd pfd = { sen.fd, POLLIN, 0 };
@@ -956,13 +1274,8 @@ int main(int argc, char **argv)
 			t_event = now_s();
 			timeline("event", restart, ms.nnodes, "cause=%s %s",
 				 cause, detail);
-			if (l.running > 0) {
-				if (raise_job(c.job_id, c.sig, &err) < 0)
-					fprintf(stderr, PROG ": %s\n",
-						err.text);
-				else
-					told = true;
-			}
+			if (l.running > 0)
+				told = raise_launch(&c, &l) > 0;
 			timeline("told", restart, ms.nnodes, "signal=%s ok=%s",
 				 parse_signal_name(c.sig)
 				     ? parse_signal_name(c.sig)
@@ -974,7 +1287,7 @@ int main(int argc, char **argv)
 			if (l.running > 0) {
 				size_t left = l.running;
 
-				kill_launch(&c, &l);
+				kill_launch(&l);
 				timeline(
 				    "exited", restart, ms.nnodes,
 				    "killed_members=%zu grace=%u waited=%.3f",
@@ -993,17 +1306,37 @@ int main(int argc, char **argv)
 				return 128 +
 				       (got_stop ? (int)got_stop : SIGTERM);
 			}
-			prev_nnodes = ms.nnodes;
-			restart++;
-			continue;
+			/* A member failed: an elastic event if the world lost
+			 * it (a node or unit failed), else a failure. */
+			if (failed < 0 || world_moved(&c, &src, &ms, detail,
+						      sizeof(detail))) {
+				prev_nnodes = ms.nnodes;
+				prev_gen = ms.generation;
+				restart++;
+				continue;
+			}
 		}
 
 		describe_status(&l, detail, sizeof(detail));
-		if (launch_ok(&l)) {
+		if (failed < 0 && launch_ok(&l)) {
 			timeline("done", restart, ms.nnodes,
 				 "result=success status=%s", detail);
 			sentinel_stop(&sen);
 			return 0;
+		}
+		if (failed < 0) {
+			char why[256];
+
+			moved = world_moved(&c, &src, &ms, why, sizeof(why));
+			if (moved) {
+				timeline("event", restart, ms.nnodes,
+					 "cause=membership %s status=%s", why,
+					 detail);
+				prev_nnodes = ms.nnodes;
+				prev_gen = 0;
+				restart++;
+				continue;
+			}
 		}
 		failures++;
 		timeline("failure", restart, ms.nnodes,
@@ -1021,6 +1354,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		prev_nnodes = ms.nnodes;
+		prev_gen = 0; /* the same world again: no new one to wait for */
 		restart++;
 	}
 }

@@ -23,6 +23,7 @@
 #include <json-c/json.h>
 #include <munge.h>
 
+#include "apiclient/apiclient.h"
 #include "common/error.h"
 #include "common/hostport.h"
 #include "common/parse.h"
@@ -39,10 +40,9 @@ enum exit_code {
 	EXIT_NOT_FOUND = 5,
 };
 
-#define DEFAULT_SERVER	  "127.0.0.1:6830"
-#define CONNECT_TIMEOUT_S 5
-#define TIMEOUT_S	  30
-#define MAX_BODY	  (64UL << 20)
+#define DEFAULT_SERVER "127.0.0.1:6830"
+#define TIMEOUT_S      30
+#define MAX_BODY       (64UL << 20)
 
 /* Where the server address and munge socket came from, for messages. */
 struct ctl {
@@ -188,32 +188,6 @@ static int configure(struct ctl *c, const char *opt_server,
 
 /* HTTP */
 
-struct body {
-	char *data;
-	size_t len;
-	bool too_big;
-};
-
-static size_t on_data(char *p, size_t size, size_t n, void *ud)
-{
-	struct body *b = ud;
-	size_t add = size * n;
-	char *d;
-
-	if (b->len + add > MAX_BODY) {
-		b->too_big = true;
-		return 0;
-	}
-	d = realloc(b->data, b->len + add + 1);
-	if (!d)
-		return 0;
-	memcpy(d + b->len, p, add);
-	b->len += add;
-	d[b->len] = '\0';
-	b->data = d;
-	return add;
-}
-
 /* A fresh credential for one request (elasticd refuses replays). */
 static int make_cred(const struct ctl *c, char **cred)
 {
@@ -249,7 +223,7 @@ static int make_cred(const struct ctl *c, char **cred)
 }
 
 /* The "error" of a JSON error body, or a short excerpt of the body. */
-static void error_text(const struct body *b, char *buf, size_t len)
+static void error_text(const struct apiclient_body *b, char *buf, size_t len)
 {
 	json_object *o = b->data ? json_tokener_parse(b->data) : NULL;
 	json_object *e;
@@ -270,7 +244,7 @@ static void error_text(const struct body *b, char *buf, size_t len)
  * about, for the 404 message (0 if none).
  */
 static int request(const struct ctl *c, const char *method, const char *path,
-		   uint32_t job, struct body *b)
+		   uint32_t job, struct apiclient_body *b)
 {
 	char url[1024], auth[64 + 4096], errbuf[CURL_ERROR_SIZE] = "";
 	char why[512];
@@ -295,22 +269,8 @@ static int request(const struct ctl *c, const char *method, const char *path,
 	}
 	headers = curl_slist_append(headers, auth);
 	headers = curl_slist_append(headers, "Accept: application/json");
-	curl_easy_setopt(curl, CURLOPT_URL, url);
-	curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
-	/* elasticd is local to the cluster: never through a proxy. */
-	curl_easy_setopt(curl, CURLOPT_NOPROXY, "*");
-#if LIBCURL_VERSION_NUM >= 0x075500
-	curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http");
-#else
-	curl_easy_setopt(curl, CURLOPT_PROTOCOLS, (long)CURLPROTO_HTTP);
-#endif
-	curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, (long)CONNECT_TIMEOUT_S);
-	curl_easy_setopt(curl, CURLOPT_TIMEOUT, (long)TIMEOUT_S);
-	curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, errbuf);
-	curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_data);
-	curl_easy_setopt(curl, CURLOPT_WRITEDATA, b);
-	curl_easy_setopt(curl, CURLOPT_USERAGENT, PROG "/" PACKAGE_VERSION);
+	apiclient_setopt(curl, url, headers, TIMEOUT_S * 1000L, errbuf,
+			 apiclient_body_cb, b, PROG "/" PACKAGE_VERSION);
 	if (!strcmp(method, "POST")) {
 		curl_easy_setopt(curl, CURLOPT_POST, 1L);
 		curl_easy_setopt(curl, CURLOPT_POSTFIELDS, "");
@@ -641,7 +601,7 @@ enum command { CMD_STATUS, CMD_EVENTS, CMD_RAISE };
 static int run(const struct ctl *c, enum command cmd, uint32_t job)
 {
 	char path[64];
-	struct body b = { 0 };
+	struct apiclient_body b = { .max = MAX_BODY };
 	json_object *d;
 	int rc;
 

@@ -1,0 +1,285 @@
+/*
+ * elastic-run's view of its group: parsing elasticd's document of a group
+ * (pure) and fetching it over the API with a munge credential.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <curl/curl.h>
+#include <json-c/json.h>
+#include <munge.h>
+
+#include "apiclient/apiclient.h"
+#include "common/hostport.h"
+#include "membership.h"
+
+/* A group document is small: a few hundred bytes a member. */
+#define MAX_GROUP_BODY (4UL << 20)
+
+static const char *jstr(json_object *o, const char *key)
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) ||
+	    !json_object_is_type(v, json_type_string))
+		return NULL;
+	return json_object_get_string(v);
+}
+
+static bool jint(json_object *o, const char *key, int64_t min, int64_t max,
+		 int64_t *out)
+{
+	json_object *v;
+	int64_t n;
+
+	if (!json_object_object_get_ex(o, key, &v) ||
+	    !json_object_is_type(v, json_type_int))
+		return false;
+	n = json_object_get_int64(v);
+	if (n < min || n > max)
+		return false;
+	*out = n;
+	return true;
+}
+
+static bool jbool(json_object *o, const char *key)
+{
+	json_object *v;
+
+	return json_object_object_get_ex(o, key, &v) &&
+	       json_object_is_type(v, json_type_boolean) &&
+	       json_object_get_boolean(v);
+}
+
+/* The first host of a node list: "n[3-4],m1" -> "n3". */
+static void first_host(const char *nodes, char *out, size_t len)
+{
+	size_t n = strcspn(nodes, "[,");
+
+	if (nodes[n] == '[') {
+		size_t d = strspn(nodes + n + 1, "0123456789");
+
+		snprintf(out, len, "%.*s%.*s", (int)n, nodes, (int)d,
+			 nodes + n + 1);
+	} else {
+		snprintf(out, len, "%.*s", (int)n, nodes);
+	}
+}
+
+int members_parse_group(const char *json, uint32_t job, struct members *ms,
+			elastic_error_t *err)
+{
+	json_object *o, *arr;
+	int64_t id, gen;
+	size_t i, n;
+	int rc = -1;
+
+	memset(ms, 0, sizeof(*ms));
+	o = json ? json_tokener_parse(json) : NULL;
+	if (!o || !json_object_is_type(o, json_type_object)) {
+		elastic_errorf(err, "elasticd's answer is not a JSON object");
+		goto out;
+	}
+	if (!jint(o, "id", 1, UINT32_MAX, &id) ||
+	    !jint(o, "generation", 0, INT64_MAX, &gen)) {
+		elastic_errorf(err, "elasticd's answer is not a group "
+				    "(no id or generation)");
+		goto out;
+	}
+	if (!json_object_object_get_ex(o, "members", &arr) ||
+	    !json_object_is_type(arr, json_type_array)) {
+		elastic_errorf(err, "group %lld: no members array",
+			       (long long)id);
+		goto out;
+	}
+	(void)job; /* any job id of a group names the group */
+	ms->generation = (uint64_t)gen;
+	n = json_object_array_length(arr);
+	for (i = 0; i < n; i++) {
+		json_object *m = json_object_array_get_idx(arr, i);
+		const char *state, *nodes;
+		int64_t jid, nn;
+		struct member *d;
+
+		if (!json_object_is_type(m, json_type_object) ||
+		    !jbool(m, "in_world"))
+			continue;
+		state = jstr(m, "state");
+		nodes = jstr(m, "nodes");
+		if (!state || strcmp(state, "running") != 0)
+			continue;
+		if (!jint(m, "job_id", 1, UINT32_MAX, &jid) ||
+		    !jint(m, "nnodes", 1, 100000, &nn) || !nodes || !*nodes) {
+			elastic_errorf(err,
+				       "group %lld: member %zu has no "
+				       "job_id, nnodes or nodes",
+				       (long long)id, i);
+			goto out;
+		}
+		if (ms->n == MAX_MEMBERS) {
+			elastic_errorf(err, "group %lld: more than %d members",
+				       (long long)id, MAX_MEMBERS);
+			goto out;
+		}
+		if (strlen(nodes) >= MEMBER_NODES_MAX) {
+			elastic_errorf(err,
+				       "group %lld: job %lld: node list "
+				       "longer than %d characters",
+				       (long long)id, (long long)jid,
+				       MEMBER_NODES_MAX - 1);
+			goto out;
+		}
+		d = &ms->m[ms->n++];
+		d->job_id = (uint32_t)jid;
+		d->nnodes = (unsigned)nn;
+		snprintf(d->nodes, sizeof(d->nodes), "%s", nodes);
+		ms->nnodes += d->nnodes;
+	}
+	if (ms->n > 0) {
+		const char *ma = jstr(o, "master_addr");
+
+		if (ma && *ma && strlen(ma) < sizeof(ms->master_host))
+			snprintf(ms->master_host, sizeof(ms->master_host), "%s",
+				 ma);
+		else
+			first_host(ms->m[0].nodes, ms->master_host,
+				   sizeof(ms->master_host));
+	}
+	rc = gen > 0 && ms->n > 0 ? 1 : 0;
+out:
+	json_object_put(o);
+	return rc;
+}
+
+bool members_same(const struct members *a, const struct members *b)
+{
+	size_t i;
+
+	if (a->n != b->n)
+		return false;
+	for (i = 0; i < a->n; i++)
+		if (a->m[i].job_id != b->m[i].job_id ||
+		    a->m[i].nnodes != b->m[i].nnodes ||
+		    strcmp(a->m[i].nodes, b->m[i].nodes) != 0)
+			return false;
+	return true;
+}
+
+int elasticd_client_init(struct elasticd_client *c, const char *server,
+			 const char *munge_socket, elastic_error_t *err)
+{
+	char host[HOSTPORT_HOST_MAX + 1], buf[POLICY_PATH_MAX + 1];
+	unsigned port;
+
+	memset(c, 0, sizeof(*c));
+	if (!strncmp(server, "http://", 7))
+		server += 7;
+	snprintf(buf, sizeof(buf), "%s", server);
+	buf[strcspn(buf, "/")] = '\0';
+	if (hostport_parse(buf, host, &port, err))
+		return -1;
+	snprintf(c->server, sizeof(c->server), "%s", buf);
+	if (!*host || !strcmp(host, "0.0.0.0"))
+		snprintf(host, sizeof(host), "127.0.0.1");
+	else if (!strcmp(host, "::"))
+		snprintf(host, sizeof(host), "::1");
+	snprintf(c->url, sizeof(c->url),
+		 strchr(host, ':') ? "http://[%s]:%u" : "http://%s:%u", host,
+		 port);
+	snprintf(c->munge_socket, sizeof(c->munge_socket), "%s",
+		 munge_socket ? munge_socket : "");
+	return 0;
+}
+
+/* A fresh credential each request: elasticd refuses a replayed one. */
+static int credential(const struct elasticd_client *c, char **cred,
+		      elastic_error_t *err)
+{
+	munge_ctx_t ctx = munge_ctx_create();
+	munge_err_t e;
+	int rc = 0;
+
+	if (!ctx)
+		return elastic_errorf(err, "out of memory");
+	if (c->munge_socket[0] &&
+	    munge_ctx_set(ctx, MUNGE_OPT_SOCKET, c->munge_socket) !=
+		EMUNGE_SUCCESS)
+		rc = elastic_errorf(err, "munge socket %s: %s", c->munge_socket,
+				    munge_ctx_strerror(ctx));
+	else if ((e = munge_encode(cred, ctx, NULL, 0)) != EMUNGE_SUCCESS)
+		rc = elastic_errorf(err, "cannot make a munge credential: %s",
+				    munge_ctx_strerror(ctx)
+					? munge_ctx_strerror(ctx)
+					: munge_strerror(e));
+	munge_ctx_destroy(ctx);
+	return rc;
+}
+
+enum fetch_result elasticd_fetch(const struct elasticd_client *c, uint32_t job,
+				 unsigned timeout_ms, struct members *ms,
+				 elastic_error_t *err)
+{
+	char url[sizeof(c->url) + 64], errbuf[CURL_ERROR_SIZE] = "";
+	char *cred = NULL, *auth;
+	struct curl_slist *hdr = NULL;
+	struct apiclient_body b = { .max = MAX_GROUP_BODY };
+	enum fetch_result fr;
+	long status = 0;
+	CURLcode cc;
+	CURL *curl;
+	int r;
+
+	if (credential(c, &cred, err) < 0)
+		return FETCH_ERROR;
+	if (asprintf(&auth, "Authorization: Munge %s", cred) < 0) {
+		free(cred);
+		elastic_errorf(err, "out of memory");
+		return FETCH_ERROR;
+	}
+	free(cred);
+	snprintf(url, sizeof(url), "%s/v1/groups/%u", c->url, job);
+	curl = curl_easy_init();
+	if (!curl) {
+		free(auth);
+		elastic_errorf(err, "cannot initialise libcurl");
+		return FETCH_ERROR;
+	}
+	hdr = curl_slist_append(hdr, auth);
+	hdr = curl_slist_append(hdr, "Accept: application/json");
+	apiclient_setopt(curl, url, hdr, (long)timeout_ms, errbuf,
+			 apiclient_body_cb, &b, "elastic-run/" PACKAGE_VERSION);
+	cc = curl_easy_perform(curl);
+	if (cc == CURLE_OK)
+		curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+	curl_easy_cleanup(curl);
+	curl_slist_free_all(hdr);
+	free(auth);
+
+	if (cc != CURLE_OK) {
+		elastic_errorf(err, "elasticd at %s: %s", c->server,
+			       *errbuf ? errbuf : curl_easy_strerror(cc));
+		fr = FETCH_UNREACHABLE;
+	} else if (status == 200) {
+		r = members_parse_group(b.data, job, ms, err);
+		fr = r < 0 ? FETCH_ERROR : r ? FETCH_OK : FETCH_NOT_FORMED;
+	} else if (status == 404) {
+		elastic_errorf(err, "elasticd at %s knows no group of job %u",
+			       c->server, job);
+		fr = FETCH_NOT_FOUND;
+	} else if (status >= 500) {
+		elastic_errorf(err, "elasticd at %s answered %ld", c->server,
+			       status);
+		fr = FETCH_UNREACHABLE;
+	} else {
+		elastic_errorf(err, "elasticd at %s answered %ld%s%.*s",
+			       c->server, status, b.data ? ": " : "",
+			       b.data ? (int)strcspn(b.data, "\r\n") : 0,
+			       b.data ? b.data : "");
+		fr = FETCH_ERROR;
+	}
+	free(b.data);
+	return fr;
+}

@@ -1,0 +1,78 @@
+#ifndef ELASTIC_RUN_MEMBERSHIP_H
+#define ELASTIC_RUN_MEMBERSHIP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/error.h"
+#include "common/policy.h"
+
+/*
+ * The world elastic-run launches over: the allocations (Slurm jobs) of an
+ * elastic group that are in its current world, the base first.  Without
+ * elasticd it is the job's own allocation; with elasticd, its view of the
+ * group (GET /v1/groups/<job>, elasticd-api(7)).
+ */
+
+#define MAX_MEMBERS	 256
+#define MEMBER_NODES_MAX 1024
+
+struct member {
+	uint32_t job_id;
+	unsigned nnodes;
+	char nodes[MEMBER_NODES_MAX]; /* Slurm node list, "n[1-2]" */
+};
+
+struct members {
+	size_t n;
+	struct member m[MAX_MEMBERS];
+	unsigned nnodes;       /* sum */
+	uint64_t generation;   /* elasticd's; 0 without elasticd */
+	char master_host[256]; /* a node name: the base's first node */
+	char master_addr[256]; /* its address */
+};
+
+/*
+ * Parse elasticd's document of one group into its current world: the
+ * members that are in the world and running, base first.  Returns 1 when
+ * the world is formed (generation > 0 and at least one member), 0 when
+ * elasticd knows the group but has formed no world yet, -1 with err set
+ * when the document is not a group (or not group `job`).  Sizes are
+ * bounded: at most MAX_MEMBERS members, node lists of MEMBER_NODES_MAX.
+ * master_addr is left empty for the caller to resolve from master_host.
+ */
+int members_parse_group(const char *json, uint32_t job, struct members *ms,
+			elastic_error_t *err);
+
+/* Same world?  (Generation aside: the jobs and their node lists.) */
+bool members_same(const struct members *a, const struct members *b);
+
+/* An elasticd client: where it listens and how we prove who we are. */
+struct elasticd_client {
+	char server[POLICY_PATH_MAX + 1];	/* HOST:PORT, for messages */
+	char url[POLICY_PATH_MAX + 16];		/* http://HOST:PORT */
+	char munge_socket[POLICY_PATH_MAX + 1]; /* "" = munge's default */
+};
+
+/*
+ * Configure from server ("HOST:PORT", "http://HOST:PORT"; a wildcard host
+ * means this machine) and munge socket ("" for munge's default).
+ */
+int elasticd_client_init(struct elasticd_client *c, const char *server,
+			 const char *munge_socket, elastic_error_t *err);
+
+enum fetch_result {
+	FETCH_OK,	   /* *ms is the formed world */
+	FETCH_NOT_FORMED,  /* elasticd knows no world of the group yet */
+	FETCH_NOT_FOUND,   /* 404: not a group elasticd knows (or not ours) */
+	FETCH_UNREACHABLE, /* cannot connect, time-out, 5xx */
+	FETCH_ERROR,	   /* refused credential, bad answer: err says */
+};
+
+/* GET /v1/groups/<job> with a fresh munge credential, within timeout_ms. */
+enum fetch_result elasticd_fetch(const struct elasticd_client *c, uint32_t job,
+				 unsigned timeout_ms, struct members *ms,
+				 elastic_error_t *err);
+
+#endif

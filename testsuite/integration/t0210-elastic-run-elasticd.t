@@ -1,0 +1,100 @@
+#!/bin/bash
+# elastic-run with elasticd: one world over the group's allocations (the
+# base and its units, one srun each, ranks numbered across them), and a
+# relaunch at the new size for each new generation: growth into idle nodes,
+# two units preempted by a high-priority job, growth back, a clean end.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/elasticd.sh"
+ed_setup
+
+plan 24
+
+RUN="$ELASTIC_BUILDDIR/src/elastic-run/elastic-run"
+W=$ED_TMP/w
+mkdir -p "$W" && chmod 777 "$W"
+# A rank: records what it sees; on the event writes a "checkpoint" and
+# exits 0; once $W/finish exists, ends (exit 0).
+cat >"$ED_TMP/worker.sh" <<'EOS'
+#!/bin/bash
+f="$W/r.$ELASTIC_RESTART_COUNT.$RANK"
+echo "$RANK $WORLD_SIZE $ELASTIC_RESTART_COUNT $ELASTIC_PREV_NNODES $ELASTIC_JOB_ID $SLURM_JOB_ID $MASTER_ADDR:$MASTER_PORT" >"$f.tmp"
+mv "$f.tmp" "$f"
+trap 'echo "$(date +%s.%N)" >"$W/ck.$ELASTIC_RESTART_COUNT.$RANK"; exit 0' URG
+while [ ! -e "$W/finish" ]; do sleep 0.1; done
+EOS
+chmod 755 "$ED_TMP/worker.sh"
+
+out=$W/out
+log_has() { grep -qE -- "$1" "$out" 2>/dev/null; }
+# restart_of N: the restart count of the newest launch of N nodes whose
+# ranks are all up.
+restart_of() {
+	grep -E "event=ranks-up restart=[0-9]+ nnodes=$1 " "$out" 2>/dev/null | tail -n1 |
+		sed -E 's/.* restart=([0-9]+) .*/\1/'
+}
+# ranks R: "RANK WORLD_SIZE RESTART PREV_NNODES GROUP" of restart R, sorted.
+ranks() { cat "$W"/r."$1".* 2>/dev/null | awk '{ print $1, $2, $3, $4, $5 }' | sort -n; }
+jobs_of() { cat "$W"/r."$1".* 2>/dev/null | awk '{ print $6 }' | sort -un | tr '\n' ' ' | sed 's/ $//'; }
+masters_of() { cat "$W"/r."$1".* 2>/dev/null | awk '{ print $7 }' | sort -u | wc -l; }
+nfiles() { find "$W" -maxdepth 1 -name "$1" | wc -l; }
+have() { [ "$(nfiles "$1")" -ge "$2" ]; }
+expect_ranks() { # expect_ranks RESTART N PREV GROUP
+	local i
+	for ((i = 0; i < $2; i++)); do echo "$i $2 $1 $3 $4"; done
+}
+
+ok "elasticd starts" ed_start
+base=$(ED_WRAP="exec $RUN -- $ED_TMP/worker.sh" \
+	submit_group "$TEST_USER" --elastic-min=1 --elastic-max=4 --elastic-step=1 \
+	--elastic-scale-delay=1 --elastic-grace=10 -o "$out" --export=ALL,W="$W")
+like "a min=1 max=4 group runs elastic-run" "$base" '^[0-9]+$'
+
+# --- growth ---------------------------------------------------------------
+ok "the group grows to 4 nodes" gwait 60 "$base" 'world == 4 and len(units()) == 3' || show_group "$base"
+ok "elastic-run relaunches its ranks over the 4 nodes" wait_until 60 log_has 'event=ranks-up restart=[0-9]+ nnodes=4 '
+r4=$(restart_of 4)
+ok "... 4 ranks start" wait_until 10 have "r.$r4.*" 4
+is "... one world: RANK 0-3, WORLD_SIZE=4, ELASTIC_JOB_ID the base" \
+	"$(ranks "$r4" | awk '{ print $1, $2, $3, $5 }')" "$(expect_ranks "$r4" 4 x "$base" | awk '{ print $1, $2, $3, $5 }')"
+is "... spanning the base and its 3 units, one srun each" \
+	"$(jobs_of "$r4")" "$(printf '%s\n' "$base" $(running_units "$base") | sort -un | tr '\n' ' ' | sed 's/ $//')"
+is "... all with the same MASTER_ADDR:MASTER_PORT" "$(masters_of "$r4")" 1
+like "the timeline names elasticd's world and its jobs" \
+	"$(grep -E "event=(re)?launch restart=$r4 " "$out")" "source=elasticd jobs=$base:"
+
+# --- two units preempted ----------------------------------------------------
+before=$(running_units "$base")
+t0=$(now)
+hjid=$(sbatch --parsable -p high -N2 -J preemptor -D "$ED_TMP" -o /dev/null -t 30 --wrap 'exec sleep 1800')
+like "a 2-node high-priority job is accepted" "$hjid" '^[0-9]+$'
+ok "every rank of the 4-node world is told and checkpoints" wait_until 30 have "ck.$r4.*" 4
+t_ck=$(cat "$W"/ck."$r4".* | sort -n | tail -n1)
+figure "elastic-run: preemptor submitted to the last rank's checkpoint: $(awk -v a="$t0" -v b="$t_ck" 'BEGIN { printf "%.2f", b - a }') s"
+ok "the ranks are relaunched over the 2 nodes left" wait_until 60 log_has "event=ranks-up restart=[0-9]+ nnodes=2 "
+r2=$(restart_of 2)
+figure "elastic-run: preemptor submitted to the ranks up at 2 nodes: $(secs_since "$t0") s"
+ok "... 2 ranks start" wait_until 10 have "r.$r2.*" 2
+is "... RANK 0-1, WORLD_SIZE=2, ELASTIC_PREV_NNODES=4" "$(ranks "$r2")" "$(expect_ranks "$r2" 2 4 "$base")"
+is "... on the base and the unit that was not preempted: elasticd's world" "$(jobs_of "$r2")" \
+	"$(gq "$base" 'ids(members(in_world=True))')"
+ok "the preemptor runs" wait_until 30 job_running "$hjid"
+is "one relaunch for the preemption: no launch in between" "$r2" "$((r4 + 1))"
+
+# --- regrowth -------------------------------------------------------------------
+t3=$(now)
+scancel "$hjid"
+ok "when the preemptor ends, the ranks are relaunched over 4 nodes again" \
+	wait_until 60 eval '[ "$(restart_of 4)" -gt "$r4" ]'
+figure "elastic-run: preemptor ended to the ranks up at 4 nodes: $(secs_since "$t3") s"
+r4b=$(restart_of 4)
+ok "... 4 ranks start" wait_until 10 have "r.$r4b.*" 4
+is "... RANK 0-3, WORLD_SIZE=4" "$(ranks "$r4b" | awk '{ print $1, $2 }' | tr '\n' ';')" "0 4;1 4;2 4;3 4;"
+
+# --- the end --------------------------------------------------------------------
+touch "$W/finish"
+ok "the ranks finish and elastic-run reports success" wait_until 30 log_has 'event=done .*result=success'
+ok "the base job completes" wait_until 30 eval '[ "$(job_field "$base" JobState)" = COMPLETED ]'
+ok "its units are released" wait_until 30 eval '[ -z "$(slurm_units "$base")" ]'
+diag "elastic-run's timeline:" && sed 's/^/#   /' "$out" | grep 'elastic-run:' || true
+ok "elasticd stops on SIGTERM" ed_stop
+done_testing

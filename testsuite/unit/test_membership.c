@@ -1,0 +1,253 @@
+/* Unit tests of elastic-run's membership.c: elasticd's group document
+ * to the world the launcher runs over, and the client's address. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "elastic-run/membership.h"
+
+static struct members *parse_ok(const char *json, int want)
+{
+	struct members *ms = malloc(sizeof(*ms));
+	elastic_error_t err = { "" };
+	int rc;
+
+	assert_non_null(ms);
+	rc = members_parse_group(json, 100, ms, &err);
+	if (rc != want)
+		fail_msg("members_parse_group(%.200s) = %d, want %d (%s)", json,
+			 rc, want, err.text);
+	return ms;
+}
+
+static void parse_fails(const char *json, const char *msg)
+{
+	struct members *ms = malloc(sizeof(*ms));
+	elastic_error_t err = { "" };
+
+	assert_non_null(ms);
+	assert_int_equal(members_parse_group(json, 100, ms, &err), -1);
+	assert_string_equal(err.text, msg);
+	free(ms);
+}
+
+#define MEMBER(id, kind, state, nn, nodes, inw)                                \
+	"{\"job_id\":" #id ",\"kind\":\"" kind "\",\"state\":\"" state         \
+	"\",\"nnodes\":" #nn ",\"nodes\":" nodes ",\"in_world\":" inw "}"
+
+/* The world is the running members in it, the base first, as listed. */
+static void test_world(void **state)
+{
+	struct members *ms = parse_ok(
+	    "{\"id\":100,\"user\":\"alice\",\"state\":\"RESIZING\",\"min\":1,"
+	    "\"max\":8,\"generation\":7,\"world_nodes\":4,"
+	    "\"master_addr\":\"n1\",\"members\":[" MEMBER(100, "base", "running", 1, "\"n1\"", "true") "," MEMBER(
+		101, "preemptible", "running", 2, "\"n[2-3]\"",
+		"true") "," MEMBER(102, "preemptible", "preempted", 1, "\"n4\"",
+				   "true") "," MEMBER(103, "preemptible",
+						      "running", 1, "\"n5\"",
+						      "false") "," MEMBER(104,
+									  "onde"
+									  "man"
+									  "d",
+									  "pend"
+									  "ing",
+									  1,
+									  "nul"
+									  "l",
+									  "fals"
+									  "e") "," MEMBER(105,
+											  "ondemand",
+											  "running",
+											  1,
+											  "\"n6\"",
+											  "true") "]}",
+	    1);
+
+	(void)state;
+	assert_int_equal(ms->generation, 7);
+	assert_int_equal(ms->n, 3);
+	assert_int_equal(ms->nnodes, 4);
+	assert_int_equal(ms->m[0].job_id, 100);
+	assert_string_equal(ms->m[0].nodes, "n1");
+	assert_int_equal(ms->m[1].job_id, 101);
+	assert_int_equal(ms->m[1].nnodes, 2);
+	assert_string_equal(ms->m[1].nodes, "n[2-3]");
+	assert_int_equal(ms->m[2].job_id, 105);
+	assert_string_equal(ms->master_host, "n1");
+	assert_string_equal(ms->master_addr, "");
+	free(ms);
+}
+
+/* Known but not formed: generation 0, or no running member in it. */
+static void test_not_formed(void **state)
+{
+	(void)state;
+	free(parse_ok("{\"id\":100,\"generation\":0,\"members\":[" MEMBER(
+			  100, "base", "running", 1, "\"n1\"", "false") "]}",
+		      0));
+	free(parse_ok("{\"id\":100,\"generation\":3,\"members\":[]}", 0));
+	free(parse_ok("{\"id\":100,\"generation\":3,\"members\":[" MEMBER(
+			  100, "base", "pending", 1, "null", "true") "]}",
+		      0));
+}
+
+/* Without master_addr: the first node of the base's node list. */
+static void test_master_fallback(void **state)
+{
+	struct members *ms = parse_ok(
+	    "{\"id\":100,\"generation\":1,\"members\":[" MEMBER(
+		100, "base", "running", 3, "\"gpu[07-09],x1\"", "true") "]}",
+	    1);
+
+	(void)state;
+	assert_string_equal(ms->master_host, "gpu07");
+	free(ms);
+	ms = parse_ok("{\"id\":100,\"generation\":1,\"master_addr\":null,"
+		      "\"members\":[" MEMBER(100, "base", "running", 1,
+					     "\"a,b\"", "true") "]}",
+		      1);
+	assert_string_equal(ms->master_host, "a");
+	free(ms);
+}
+
+static void test_bad_documents(void **state)
+{
+	(void)state;
+	parse_fails(NULL, "elasticd's answer is not a JSON object");
+	parse_fails("[1,2]", "elasticd's answer is not a JSON object");
+	parse_fails("{\"error\":\"x\"",
+		    "elasticd's answer is not a JSON object");
+	parse_fails("{\"generation\":1,\"members\":[]}",
+		    "elasticd's answer is not a group (no id or generation)");
+	parse_fails("{\"id\":100,\"generation\":-1,\"members\":[]}",
+		    "elasticd's answer is not a group (no id or generation)");
+	parse_fails("{\"id\":100,\"generation\":\"1\",\"members\":[]}",
+		    "elasticd's answer is not a group (no id or generation)");
+	parse_fails("{\"id\":100,\"generation\":1}",
+		    "group 100: no members array");
+	parse_fails("{\"id\":100,\"generation\":1,\"members\":[" MEMBER(
+			100, "base", "running", 0, "\"n1\"", "true") "]}",
+		    "group 100: member 0 has no job_id, nnodes or nodes");
+	parse_fails("{\"id\":100,\"generation\":1,\"members\":[" MEMBER(
+			100, "base", "running", 1, "\"\"", "true") "]}",
+		    "group 100: member 0 has no job_id, nnodes or nodes");
+	parse_fails(
+	    "{\"id\":100,\"generation\":1,\"members\":[" MEMBER(
+		4294967296, "base", "running", 1, "\"n1\"", "true") "]}",
+	    "group 100: member 0 has no job_id, nnodes or nodes");
+}
+
+/* Bounded: members and node lists. */
+static void test_bounds(void **state)
+{
+	size_t cap = 64 + (MAX_MEMBERS + 1) * 128 + 2 * MEMBER_NODES_MAX;
+	char *json = malloc(cap), *p;
+	struct members *ms;
+	size_t i;
+
+	(void)state;
+	assert_non_null(json);
+	p = json + sprintf(json, "{\"id\":100,\"generation\":1,\"members\":[");
+	for (i = 0; i < MAX_MEMBERS; i++)
+		p += sprintf(p,
+			     "%s{\"job_id\":%zu,\"state\":\"running\","
+			     "\"nnodes\":1,\"nodes\":\"n%zu\","
+			     "\"in_world\":true}",
+			     i ? "," : "", 100 + i, i);
+	strcpy(p, "]}");
+	ms = parse_ok(json, 1);
+	assert_int_equal(ms->n, MAX_MEMBERS);
+	assert_int_equal(ms->nnodes, MAX_MEMBERS);
+	free(ms);
+	sprintf(p, ",{\"job_id\":9999,\"state\":\"running\",\"nnodes\":1,"
+		   "\"nodes\":\"x\",\"in_world\":true}]}");
+	parse_fails(json, "group 100: more than 256 members");
+
+	p = json + sprintf(json, "{\"id\":100,\"generation\":1,\"members\":"
+				 "[{\"job_id\":100,\"state\":\"running\","
+				 "\"nnodes\":1,\"in_world\":true,\"nodes\":\"");
+	memset(p, 'n', MEMBER_NODES_MAX - 1);
+	strcpy(p + MEMBER_NODES_MAX - 1, "\"}]}");
+	free(parse_ok(json, 1));
+	p[MEMBER_NODES_MAX - 1] = 'n';
+	strcpy(p + MEMBER_NODES_MAX, "\"}]}");
+	parse_fails(json, "group 100: job 100: node list longer than 1023 "
+			  "characters");
+	free(json);
+}
+
+static void test_same(void **state)
+{
+	struct members *a =
+	    parse_ok("{\"id\":100,\"generation\":1,\"members\":[" MEMBER(
+			 100, "base", "running", 1, "\"n1\"",
+			 "true") "," MEMBER(101, "preemptible", "running", 1,
+					    "\"n2\"", "true") "]}",
+		     1);
+	struct members *b =
+	    parse_ok("{\"id\":100,\"generation\":2,\"members\":[" MEMBER(
+			 100, "base", "running", 1, "\"n1\"",
+			 "true") "," MEMBER(101, "preemptible", "running", 1,
+					    "\"n2\"", "true") "]}",
+		     1);
+
+	(void)state;
+	assert_true(members_same(a, b));
+	b->m[1].nodes[1] = '3';
+	assert_false(members_same(a, b));
+	b->m[1].nodes[1] = '2';
+	b->n = 1;
+	assert_false(members_same(a, b));
+	free(a);
+	free(b);
+}
+
+static void client_is(const char *server, const char *url)
+{
+	struct elasticd_client c;
+	elastic_error_t err = { "" };
+
+	if (elasticd_client_init(&c, server, "/s", &err) != 0)
+		fail_msg("elasticd_client_init(%s): %s", server, err.text);
+	assert_string_equal(c.url, url);
+	assert_string_equal(c.munge_socket, "/s");
+}
+
+static void test_client(void **state)
+{
+	struct elasticd_client c;
+	elastic_error_t err = { "" };
+
+	(void)state;
+	client_is("10.0.0.1:6830", "http://10.0.0.1:6830");
+	client_is("http://head:80/v1/", "http://head:80");
+	client_is("*:6830", "http://127.0.0.1:6830");
+	client_is("0.0.0.0:1", "http://127.0.0.1:1");
+	client_is("[::]:6830", "http://[::1]:6830");
+	client_is("[fe80::1]:9", "http://[fe80::1]:9");
+	assert_int_equal(elasticd_client_init(&c, "head", "", &err), -1);
+	assert_non_null(strstr(err.text, "head"));
+	assert_int_equal(elasticd_client_init(&c, "head:0", "", &err), -1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_world),
+		cmocka_unit_test(test_not_formed),
+		cmocka_unit_test(test_master_fallback),
+		cmocka_unit_test(test_bad_documents),
+		cmocka_unit_test(test_bounds),
+		cmocka_unit_test(test_same),
+		cmocka_unit_test(test_client),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
