@@ -238,6 +238,19 @@ def elastic_report(d, params):
     n = 0
     used_ev = set()
     max_launcher, max_world = 0, 0
+    # The first world: the units may have started before the launcher's
+    # first launch, which then starts on all of them (no resize).
+    up0, kv0 = first(tl, "elastic-run", "ranks-up", 0)
+    if up0 is not None:
+        launch0, lk0 = first(tl, "elastic-run", "launch", 0)
+        rup0, _ = ranks_up(tl, 0)
+        print("bench: start: the launcher's first world: %s node(s); "
+              "idle-node-to-in-use %s s (target scale delay %g + 5 = %g s) "
+              "[base job started (Slurm, whole s) -> launcher ranks-up on "
+              "them; launch +%s s; ranks' own up +%s s]"
+              % (kv0.get("nnodes", "?"), f(span(base_start, up0)), scale,
+                 grow_target, f(span(base_start, launch0)), f(span(base_start, rup0))))
+        max_launcher = num(kv0, "nnodes", 0)
     for t, s, kv in tl:
         if s != "elastic-run" or kv.get("event") != "event":
             continue
@@ -274,13 +287,21 @@ def elastic_report(d, params):
                           % (f(span(high_submit, te)), f(span(high_submit, t)),
                              f(span(high_submit, told_t))))
         user = rb["user"] or 0.0
-        ov = span(t, up_t)
-        print("%s: overhead %s s (target < 2 s) [launcher event->ranks-up "
+        # The event starts when the launcher or a rank hears of it,
+        # whichever is first (elasticd raises it on the ranks directly).
+        t0 = min(t, rb["told_first"]) if rb["told_first"] is not None else t
+        ov = span(t0, up_t)
+        print("%s: overhead %s s (target < 2 s) [event (launcher's or first rank's)->ranks-up "
               "%s s minus ranks' told->exit %s s (checkpoint %s s); "
               "relaunch +%s s; ranks' own up (process group formed) +%s s]"
               % (head, f(ov - user if ov is not None else None), f(ov),
                  f(rb["user"]), f(rb["checkpoint"]), f(span(t, relaunch_t)),
                  f(span(t, rup))))
+        done_t, _ = first(tl, "train_ddp", "done", r)
+        if not rb["nranks_told"] and done_t is not None and done_t <= t:
+            print("%s: note: the ranks had finished the training before this "
+                  "event: the relaunch only found the last checkpoint "
+                  "(more EPOCHS make the resize happen during training)" % head)
         if cause in ("grow", "return"):
             idle = high_end if (high_end and te and high_end < te) else base_start
             what = "preemptor ended" if idle is high_end else "base job started (Slurm, whole s)"
