@@ -24,15 +24,27 @@ Elastic behaviour:
 * The loss is scaled so that the gradient is the mean over the global batch
   whatever the world size: the training is the same at every size.
 
+Each rank prints a timeline on standard output, one line per event, with
+the wall time (RFC 3339, UTC, milliseconds) in the format of elastic-run's:
+``train_ddp: <time> event=<what> rank=R world=W restart=N ...`` with
+event = up (process group formed; ``step=`` where it resumes), told (the
+event signal arrived; the time is the signal's, ``signal=``), checkpoint
+(``seconds=`` spent from noticing the event to all ranks done with the
+checkpoint, ``step=``), exit (the rank leaves after an event) and done.
+Benchmarks (testsuite/bench/bench_resize) parse these lines; more fields
+may be added at the end.
+
 Each rank appends the sample ids it processed to
 ``<sample-log-dir>/samples.rank<R>.world<W>.pid<P>.log`` (one line per step:
 ``step epoch id id ...``) so that tests can prove exactly-once processing.
 """
 
 import argparse
+import datetime
 import glob
 import os
 import re
+import signal
 import sys
 import time
 
@@ -43,6 +55,34 @@ except ImportError:
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                     os.pardir, os.pardir, "python"))
     import slurm_elastic
+
+_told = []  # (time, signal) of each event signal, appended by the handler
+
+
+def watch_event_signals():
+    """Record when the event signals arrive, chaining to slurm_elastic's
+    handlers (installed at import), so the timeline has the time a rank
+    was told rather than the time it noticed at the end of a step."""
+    sigs = {signal.SIGTERM}
+    try:
+        sigs.add(slurm_elastic.elastic_signal())
+    except ValueError:
+        pass
+    for s in sigs:
+        prev = signal.getsignal(s)
+
+        def handler(signum, frame, prev=prev):
+            _told.append((time.time(), signum))
+            if callable(prev):
+                prev(signum, frame)
+        signal.signal(s, handler)
+
+
+if __name__ == "__main__":
+    # Before importing torch (a second or two): an event that comes while
+    # the rank starts is timed too.
+    watch_event_signals()
+
 
 import torch
 import torch.distributed as dist
@@ -76,6 +116,10 @@ def parse_args(argv=None):
                    help="rank 0 prints the loss every N steps (10)")
     p.add_argument("--step-sleep", type=float, default=0.0,
                    help="seconds of simulated compute per step (0)")
+    p.add_argument("--sample-sleep", type=float, default=0.0,
+                   help="seconds of simulated compute per sample of the "
+                        "rank's share of each step (0): unlike "
+                        "--step-sleep, a larger world trains faster")
     p.add_argument("--backend", choices=("auto", "gloo", "nccl"),
                    default="auto")
     p.add_argument("--timeout", type=float, default=300.0,
@@ -113,6 +157,13 @@ def world_from_env():
         return w.rank, w.world_size, w.local_rank, w.restart_count
     return (env_int("RANK"), env_int("WORLD_SIZE"), env_int("LOCAL_RANK", 0),
             env_int("ELASTIC_RESTART_COUNT", 0))
+
+
+def stamp(t=None):
+    """RFC 3339 UTC with milliseconds, as elastic-run's timeline."""
+    t = time.time() if t is None else t
+    return (datetime.datetime.fromtimestamp(t, datetime.timezone.utc)
+            .strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z")
 
 
 def make_dataset(n, d, noise, seed):
@@ -180,6 +231,11 @@ def full_loss(model, x, y):
 def main(argv=None):
     args = parse_args(argv)
     rank, world, local_rank, restarts = world_from_env()
+
+    def timeline(event, fmt="", t=None):
+        print("train_ddp: %s event=%s rank=%d world=%d restart=%d%s"
+              % (stamp(t), event, rank, world, restarts,
+                 (" " + fmt) if fmt else ""), flush=True)
     ckpt_dir = args.checkpoint_dir or slurm_elastic.checkpoint_dir()
 
     use_cuda = args.backend == "nccl" or (args.backend == "auto"
@@ -189,7 +245,6 @@ def main(argv=None):
         device = torch.device("cuda", local_rank)
     else:
         device = torch.device("cpu")
-    import datetime
     dist.init_process_group("nccl" if use_cuda else "gloo",
                             rank=rank, world_size=world,
                             timeout=datetime.timedelta(seconds=args.timeout))
@@ -223,6 +278,7 @@ def main(argv=None):
                  else "fresh start", step, consumed, dist.get_backend()),
               flush=True)
 
+    timeline("up", "step=%d samples_consumed=%d" % (step, consumed))
     ddp = DDP(model, device_ids=[local_rank] if use_cuda else None)
     x_all, y_all = x_all.to(device), y_all.to(device)
     n, total = args.samples, args.samples * args.epochs
@@ -266,6 +322,8 @@ def main(argv=None):
         opt.step()
         if args.step_sleep:
             time.sleep(args.step_sleep)
+        if args.sample_sleep:
+            time.sleep(args.sample_sleep * len(mine))
 
         step += 1
         consumed += len(batch)
@@ -286,8 +344,17 @@ def main(argv=None):
                   % (step, epoch, consumed, loss, world), flush=True)
 
         if t[0].item() > 0:
+            t_noticed = time.time()
+            if _told:
+                when, sig = _told[0]
+                timeline("told", "signal=%s" % signal.Signals(sig).name[3:],
+                         t=when)
+            else:  # no signal here: a peer saw it (the all_reduce)
+                timeline("told", "signal=none via=peer", t=t_noticed)
             path = checkpoint()
             dist.barrier()
+            timeline("checkpoint", "seconds=%.3f step=%d"
+                     % (time.time() - t_noticed, step))
             if rank == 0:
                 print("train_ddp: elastic event at step %d (samples consumed "
                       "%d): checkpoint %s, exiting"
@@ -295,6 +362,7 @@ def main(argv=None):
             if slog:
                 slog.close()
             dist.destroy_process_group()
+            timeline("exit", "step=%d" % step)
             return 0
         if args.checkpoint_every and step % args.checkpoint_every == 0:
             checkpoint()
@@ -310,6 +378,7 @@ def main(argv=None):
     if slog:
         slog.close()
     dist.destroy_process_group()
+    timeline("done", "step=%d samples_consumed=%d" % (step, consumed))
     return 0
 
 

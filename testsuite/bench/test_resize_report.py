@@ -1,0 +1,119 @@
+#!/usr/bin/python3
+"""resize_report.py on a made-up run: the figures it prints are the spans
+between the timeline lines they name, whatever extra fields and foreign
+lines the output holds.  No cluster needed (make check)."""
+
+import datetime
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+T0 = 1_800_000_000.0  # the base job's start; whole second, as Slurm's
+
+
+def ts(dt):
+    return (datetime.datetime.fromtimestamp(T0 + dt, datetime.timezone.utc)
+            .strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z")
+
+
+def local(dt):
+    return datetime.datetime.fromtimestamp(T0 + dt).strftime("%Y-%m-%dT%H:%M:%S")
+
+
+def write(path, text):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def er(dt, event, restart, nnodes, extra=""):
+    return "elastic-run: %s event=%s restart=%d nnodes=%d%s\n" % (
+        ts(dt), event, restart, nnodes, " " + extra if extra else "")
+
+
+def rk(dt, event, rank, world, restart, extra=""):
+    return "train_ddp: %s event=%s rank=%d world=%d restart=%d%s\n" % (
+        ts(dt), event, rank, world, restart, " " + extra if extra else "")
+
+
+def main():
+    d = tempfile.mkdtemp(prefix="test_resize_report.")
+    e = os.path.join(d, "elastic")
+    write(os.path.join(d, "params"), "scale_delay=2 grace=10\n")
+    out = "".join([
+        "some line a job prints\n",
+        er(1.0, "launch", 0, 1, "members=1 new_field=x"),
+        er(1.2, "ranks-up", 0, 1, "ranks=1"),
+        rk(3.0, "up", 0, 1, 0, "step=0"),
+        # growth: elasticd at 4.0, launcher event at 4.1, ranks-up at 5.0
+        rk(4.05, "told", 0, 1, 0, "signal=URG future=1"),
+        er(4.1, "event", 0, 1, "cause=raised signal=URG on=steps"),
+        er(4.12, "told", 0, 1, "signal=URG ok=yes"),
+        rk(4.3, "checkpoint", 0, 1, 0, "seconds=0.200 step=5"),
+        rk(4.35, "exit", 0, 1, 0, "step=5"),
+        er(4.6, "exited", 0, 1, "killed_members=0"),
+        er(4.7, "relaunch", 1, 4, "members=4 generation=2 source=elasticd"),
+        er(5.0, "ranks-up", 1, 4, "ranks=4"),
+    ] + [rk(6.0 + r / 10, "up", r, 4, 1, "step=5") for r in range(4)] + [
+        # preemption: high job submitted at 20.0, Slurm's PreemptTime seen
+        # between 20.4 and 20.5, ranks told 20.6 .. 20.9
+    ] + [rk(20.6 + r / 10, "told", r, 4, 1, "signal=TERM") for r in range(4)] + [
+        er(20.7, "event", 1, 4, "cause=membership generation=2->3 from=4 to=2"),
+        er(20.71, "told", 1, 4, "signal=URG ok=yes"),
+    ] + [rk(21.0 + r / 10, "exit", r, 4, 1, "step=9") for r in range(4)] + [
+        rk(21.0, "checkpoint", 0, 4, 1, "seconds=0.150 step=9"),
+        er(21.5, "exited", 1, 4, "killed_members=0"),
+        er(21.6, "relaunch", 2, 2, "members=2"),
+        er(22.0, "ranks-up", 2, 2, "ranks=2"),
+        rk(30.0, "done", 0, 2, 2, "step=20 samples_consumed=1000"),
+        er(30.5, "done", 2, 2, "result=success"),
+        "elastic-run: not a timeline line\n",
+    ])
+    write(os.path.join(e, "out"), out)
+    write(os.path.join(e, "marks"),
+          "%f submit\n%f base job=7\n%f preempt-seen prev_poll=%f job=9 PreemptTime=x\n"
+          "%f high-submit\n" % (T0 - 1, T0 - 1, T0 + 20.5, T0 + 20.4, T0 + 20.0))
+    write(os.path.join(e, "events.json"), json.dumps({"id": 7, "events": [
+        {"time": ts(0.5), "cause": "start", "generation": 1, "world_nodes": 1},
+        {"time": ts(4.0), "cause": "grow", "generation": 2, "world_nodes": 4},
+        {"time": ts(20.65), "cause": "preempt", "generation": 3, "world_nodes": 2},
+        {"time": ts(30.6), "cause": "end", "generation": 3, "world_nodes": 2}]}))
+    write(os.path.join(e, "sacct"),
+          "JobID|JobName|Partition|Submit|Start|End|NNodes|State|AdminComment\n"
+          "7|job.sh|base|%s|%s|%s|1|COMPLETED|elastic:v1 x\n"
+          "8|u|preempt|%s|%s|%s|3|CANCELLED|elastic-unit:v1 group=7 kind=p\n"
+          % (local(-1), local(0), local(31), local(1), local(2), local(21)))
+    res = subprocess.run([sys.executable, os.path.join(HERE, "resize_report.py"), d],
+                         capture_output=True, text=True)
+    print(res.stdout, end="")
+    want = [
+        "bench: start: the launcher's first world: 1 node(s); idle-node-to-in-use 1.20 s",
+        # from the first hearing (rank told 4.05) to ranks-up 5.0, minus
+        # the rank's told->exit 0.30
+        "bench: resize 1 grow: overhead 0.65 s (target < 2 s)",
+        "bench: resize 1 grow: idle-node-to-in-use 5.00 s (target scale delay 2 + 5 = 7 s)",
+        "bench: resize 2 preempt: elasticd gen 3 world 2 nodes; launcher restart 1 -> 2 at nnodes 4 -> 2",
+        # last rank told 20.9 - Slurm's preemption no later than 20.4
+        "bench: resize 2 preempt: preempt->last-rank-told 0.50 s (target < 1 s)",
+        "bench: resize 2 preempt: high-job-submitted->last-rank-told 0.90 s",
+        # first told 20.6 -> ranks-up 22.0 = 1.4, minus slowest told->exit 0.4
+        "bench: resize 2 preempt: overhead 1.00 s (target < 2 s)",
+        "bench: elastic: time to finish 32.00 s",
+        # 1 node x 31 s + 3 nodes x 19 s = 88 node-seconds
+        "bench: elastic: 1000 samples in 88.0 node-seconds held (2 Slurm job record(s)): 11.4 samples per node-second",
+    ]
+    bad = [w for w in want if w not in res.stdout]
+    if res.returncode != 0 or bad:
+        print("test_resize_report: FAIL: exit %d, missing:\n  %s\nstderr: %s"
+              % (res.returncode, "\n  ".join(bad), res.stderr))
+        return 1
+    print("test_resize_report: PASS")
+    subprocess.run(["rm", "-rf", d])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
