@@ -1,0 +1,146 @@
+#!/bin/bash
+# One MPI_COMM_WORLD across several Slurm jobs: mpirun (Open MPI, plm rsh)
+# in the base job's batch script starts an orted on each node through
+# elastic-run-rsh, which runs it as a step of the job holding that node
+# (srun --jobid=JOB --overlap -w NODE).  elastic-alice's train_mpi runs on
+# her base job (2 nodes), grows onto her unit job (a third node, another
+# Slurm job) and shrinks back, each time after the elastic event and a
+# checkpoint: every sample exactly once, the loss down.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/elasticd.sh"
+ed_setup
+
+plan 24
+
+AGENT="$ELASTIC_SRCDIR/src/elastic-run/elastic-run-rsh"
+TRAIN="$ELASTIC_BUILDDIR/contribs/examples/mpi/train_mpi"
+CHECK="$ELASTIC_SRCDIR/contribs/examples/pytorch/check_samples.py"
+for f in "$AGENT" "$TRAIN"; do [ -x "$f" ] || bail "not built or not executable: $f"; done
+command -v mpirun >/dev/null || bail "mpirun not found (apt-get install openmpi-bin)"
+
+# --- the agent on its own -----------------------------------------------------
+out=$(ELASTIC_RUN_HOSTMAP="n1=7,n2=7" "$AGENT" n9 orted 2>&1)
+rc=$?
+is "the agent refuses a host outside ELASTIC_RUN_HOSTMAP: exit 1" "$rc" 1
+like "... with one clear line" "$out" "^elastic-run-rsh: host n9 is in no job of ELASTIC_RUN_HOSTMAP='n1=7,n2=7' \(want NODE=JOBID,...\)$"
+out=$(ELASTIC_RUN_HOSTMAP="n1=7" ELASTIC_RUN_SRUN=echo "$AGENT" -x -o BatchMode=yes n1 ' orted' -mca ess '"env"' 2>&1)
+is "... and turns mpirun's ssh-style call into a one-task step of the host's job" "$out" \
+	"--jobid=7 --overlap -N1 -n1 -w n1 --kill-on-bad-exit=0 --mpi=none --export=ALL -Q /bin/sh -c  orted -mca ess \"env\""
+
+# --- the launcher: a batch script that relaunches mpirun after each event ----
+# It reads the world's members (job ids, base first; "base" for its own
+# job) from $W/members at
+# each launch, as elastic-run will read them from elasticd, maps each node
+# to its job for the agent, and relaunches after mpirun exits 0 until
+# train_mpi says it is done.
+W=$ED_TMP
+SAMPLES=4096 EPOCHS=3
+cat >"$W/launch.sh" <<EOF
+#!/bin/bash
+restart=0 failures=0
+while :; do
+	map="" hosts="" n=0
+	for j in \$(sed "s/\\<base\\>/\$SLURM_JOB_ID/" "$W/members"); do
+		for h in \$(scontrol show hostnames "\$(squeue -h -j "\$j" -o %N)"); do
+			map="\$map,\$h=\$j" hosts="\$hosts,\$h:1" n=\$((n + 1))
+		done
+	done
+	echo "launch restart=\$restart nnodes=\$n hosts=\${hosts#,} map=\${map#,}"
+	ELASTIC_RUN_HOSTMAP=\${map#,} ELASTIC_RESTART_COUNT=\$restart \\
+	ELASTIC_CHECKPOINT_DIR="$W/ckpt" PMIX_MCA_gds=hash \\
+	mpirun --host "\${hosts#,}" --mca ras ^slurm --leave-session-attached \\
+		--mca plm rsh --mca plm_rsh_agent "$AGENT" --mca plm_rsh_no_tree_spawn 1 \\
+		--mca pml ob1 --mca btl self,tcp --mca btl_tcp_if_include lo --mca oob_tcp_if_include lo \\
+		-x ELASTIC_RESTART_COUNT -x ELASTIC_CHECKPOINT_DIR \\
+		"$TRAIN" --samples $SAMPLES --epochs $EPOCHS --batch 64 --step-sleep 0.05 \\
+		--log-every 8 --sample-log-dir "$W/ranklogs" >"$W/mpirun.\$restart.out" 2>&1
+	rc=\$?
+	echo "exit restart=\$restart rc=\$rc"
+	if [ \$rc = 0 ] && grep -q '^train_mpi: done' "$W/mpirun.\$restart.out"; then exit 0; fi
+	if [ \$rc != 0 ]; then
+		failures=\$((failures + 1))
+		[ \$failures -le 2 ] || { echo "launch: mpirun failed \$failures times"; exit 1; }
+	fi
+	restart=\$((restart + 1))
+done
+EOF
+chmod 755 "$W/launch.sh"
+
+log_has() { grep -q -- "$2" "$1" 2>/dev/null; }
+# steps_at R N: launch R's rank 0 printed at least N loss lines.
+steps_at() {
+	local n
+	n=$(grep -c '^step [0-9]* epoch' "$W/mpirun.$1.out" 2>/dev/null)
+	[ "${n:-0}" -ge "$2" ]
+}
+event_step() { sed -n 's/.*elastic event at step \([0-9]*\) .*/\1/p' "$W/mpirun.$1.out"; }
+other_steps() { squeue -h -s -j "$1" -o %i 2>/dev/null | grep -v '\.batch$'; }
+no_other_steps() { [ -z "$(other_steps "$1")" ]; }
+as_user() { runuser -u "$TEST_USER" -- "$@"; }
+
+unit=$(as_user sbatch --parsable -N1 -J mpi-unit -D "$W" -o /dev/null -t 30 --wrap 'exec sleep 1800')
+ok "$TEST_USER's unit job (1 node) runs" wait_until 30 job_running "$unit"
+# The first world: the base job alone ("base" is the batch's own job).
+echo base >"$W/members"
+base=$(as_user sbatch --parsable -N2 -J mpi-base -D "$W" -o "$W/base.out" -t 30 "$W/launch.sh")
+ok "her base job (2 nodes) runs" wait_until 30 job_running "$base"
+
+# --- world of 2: the base job's nodes ---------------------------------------
+ok "2 ranks train in the base job" wait_until 60 steps_at 0 3
+like "... a fresh start at world 2" "$(cat "$W/mpirun.0.out")" 'train_mpi: world 2 restart 0 fresh start at step 0'
+
+# Grow: the unit joins the world; the event on the base job's steps.
+echo "$base $unit" >"$W/members"
+scancel --signal=URG "$base"
+ok "the event on the base's steps: mpirun exits 0 after a checkpoint" wait_until 30 log_has "$W/base.out" 'exit restart=0 rc=0'
+step_a=$(event_step 0)
+ok "... at step $step_a" test -f "$W/ckpt/ckpt-$(printf %08d "${step_a:-0}").bin"
+
+# --- world of 3: two Slurm jobs, one MPI_COMM_WORLD ---------------------------
+ok "3 ranks train across the base and the unit job" wait_until 60 steps_at 1 3
+like "... resumed at step $step_a at world 3" "$(cat "$W/mpirun.1.out")" \
+	"train_mpi: world 3 restart 1 resumed from $W/ckpt/ckpt-0*$step_a.bin at step $step_a,"
+is "... an orted step in the unit job" "$(other_steps "$unit" | wc -l)" 1
+is "... and two in the base job" "$(other_steps "$base" | wc -l)" 2
+like "... mpirun used the agent for all three nodes" "$(grep '^launch restart=1' "$W/base.out")" \
+	"nnodes=3 hosts=[^ ]*:1,[^ ]*:1,[^ ]*:1 map=[^ ]*=$base,[^ ]*=$base,[^ ]*=$unit$"
+
+# Shrink, as when the unit is preempted: the event reaches only the unit
+# job's step (its one rank); the allreduce stops every rank.
+echo "$base" >"$W/members"
+t0=$(now)
+scancel --signal=URG "$unit"
+ok "the event on the unit's step alone: mpirun exits 0 after a checkpoint" wait_until 30 log_has "$W/base.out" 'exit restart=1 rc=0'
+figure "mpi: event on one job's step to mpirun out across 2 jobs: $(secs_since "$t0") s"
+step_b=$(event_step 1)
+ok "... at step $step_b" test -f "$W/ckpt/ckpt-$(printf %08d "${step_b:-0}").bin"
+last=$(for f in "$W"/ranklogs/samples.rank*.world3.*.log; do tail -n 1 "$f" | cut -d' ' -f1; done | sort -u | tr '\n' ' ')
+is "... all 3 ranks stopped after that step" "$last" "$step_b "
+ok "... and the unit's orted step ended" wait_until 10 no_other_steps "$unit"
+scancel "$unit"
+
+# --- world of 2 again, to the end --------------------------------------------
+ok "2 ranks resume in the base job alone" wait_until 60 log_has "$W/mpirun.2.out" 'train_mpi: world 2 restart 2'
+like "... at step $step_b" "$(cat "$W/mpirun.2.out")" \
+	"train_mpi: world 2 restart 2 resumed from $W/ckpt/ckpt-0*$step_b.bin at step $step_b,"
+ok "the base job completes" wait_until 120 job_gone_or_done "$base"
+is "... COMPLETED, after 3 launches" "$(job_field "$base" JobState) $(grep -c '^launch ' "$W/base.out")" "COMPLETED 3"
+
+res=$(/usr/bin/python3 "$CHECK" "$W/ranklogs" $SAMPLES $EPOCHS --window 0 2>&1)
+rc=$?
+diag "$res"
+is "every sample trained on exactly once over worlds 2, 3, 2" "$rc" 0
+init=$(sed -n 's/^initial loss //p' "$W/mpirun.2.out")
+final=$(sed -n 's/^final loss //p' "$W/mpirun.2.out")
+diag "initial loss $init, final loss $final"
+ok "the loss decreased tenfold" awk -v i="${init:-0}" -v f="${final:-1}" 'BEGIN { exit !(i > 0 && f < i / 10) }'
+
+if [ "$_t_failed" != 0 ]; then
+	diag "base job output:"
+	sed 's/^/#   /' "$W/base.out"
+	for f in "$W"/mpirun.*.out; do
+		diag "$f:"
+		tail -n 20 "$f" | sed 's/^/#   /'
+	done
+fi
+done_testing
