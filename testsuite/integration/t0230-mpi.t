@@ -4,13 +4,15 @@
 # elastic-run-rsh, which runs it as a step of the job holding that node
 # (srun --jobid=JOB --overlap -w NODE).  elastic-alice's train_mpi runs on
 # her base job (2 nodes), grows onto her unit job (a third node, another
-# Slurm job) and shrinks back, each time after the elastic event and a
-# checkpoint: every sample exactly once, the loss down.
+# Slurm job) and shrinks back, each time after the elastic event (on the
+# base's steps, on the unit's step, to mpirun) and a checkpoint; then a
+# second unit's node fails and the world restarts from the last checkpoint.
+# Every sample once (but the steps after that checkpoint), the loss down.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/elasticd.sh"
 ed_setup
 
-plan 24
+plan 31
 
 AGENT="$ELASTIC_SRCDIR/src/elastic-run/elastic-run-rsh"
 TRAIN="$ELASTIC_BUILDDIR/contribs/examples/mpi/train_mpi"
@@ -34,7 +36,7 @@ is "... and turns mpirun's ssh-style call into a one-task step of the host's job
 # to its job for the agent, and relaunches after mpirun exits 0 until
 # train_mpi says it is done.
 W=$ED_TMP
-SAMPLES=4096 EPOCHS=3
+SAMPLES=4096 EPOCHS=4
 cat >"$W/launch.sh" <<EOF
 #!/bin/bash
 restart=0 failures=0
@@ -51,9 +53,10 @@ while :; do
 	mpirun --host "\${hosts#,}" --mca ras ^slurm --leave-session-attached \\
 		--mca plm rsh --mca plm_rsh_agent "$AGENT" --mca plm_rsh_no_tree_spawn 1 \\
 		--mca pml ob1 --mca btl self,tcp --mca btl_tcp_if_include lo --mca oob_tcp_if_include lo \\
+		--mca rtc ^hwloc \\
 		-x ELASTIC_RESTART_COUNT -x ELASTIC_CHECKPOINT_DIR \\
 		"$TRAIN" --samples $SAMPLES --epochs $EPOCHS --batch 64 --step-sleep 0.05 \\
-		--log-every 8 --sample-log-dir "$W/ranklogs" >"$W/mpirun.\$restart.out" 2>&1
+		--log-every 8 --checkpoint-every 8 --sample-log-dir "$W/ranklogs" >"$W/mpirun.\$restart.out" 2>&1
 	rc=\$?
 	echo "exit restart=\$restart rc=\$rc"
 	if [ \$rc = 0 ] && grep -q '^train_mpi: done' "$W/mpirun.\$restart.out"; then exit 0; fi
@@ -119,19 +122,51 @@ is "... all 3 ranks stopped after that step" "$last" "$step_b "
 ok "... and the unit's orted step ended" wait_until 10 no_other_steps "$unit"
 scancel "$unit"
 
-# --- world of 2 again, to the end --------------------------------------------
-ok "2 ranks resume in the base job alone" wait_until 60 log_has "$W/mpirun.2.out" 'train_mpi: world 2 restart 2'
+# --- world of 2 again ---------------------------------------------------------
+ok "2 ranks resume in the base job alone" wait_until 60 steps_at 2 3
 like "... at step $step_b" "$(cat "$W/mpirun.2.out")" \
 	"train_mpi: world 2 restart 2 resumed from $W/ckpt/ckpt-0*$step_b.bin at step $step_b,"
-ok "the base job completes" wait_until 120 job_gone_or_done "$base"
-is "... COMPLETED, after 3 launches" "$(job_field "$base" JobState) $(grep -c '^launch ' "$W/base.out")" "COMPLETED 3"
 
-res=$(/usr/bin/python3 "$CHECK" "$W/ranklogs" $SAMPLES $EPOCHS --window 0 2>&1)
+# Grow again onto a new unit; this time the event goes to mpirun, as a
+# launcher in the batch script sends it: mpirun forwards SIGURG to every
+# rank.
+unit2=$(as_user sbatch --parsable -N1 -J mpi-unit -D "$W" -o /dev/null -t 30 --wrap 'exec sleep 1800')
+ok "a second unit job runs" wait_until 30 job_running "$unit2"
+echo "$base $unit2" >"$W/members"
+mpirun_pid=$(pgrep -u "$TEST_USER" -x mpirun)
+ok "SIGURG to mpirun: it exits 0 after a checkpoint" eval 'kill -URG '"${mpirun_pid:-0}"' && wait_until 30 log_has "$W/base.out" "exit restart=2 rc=0"'
+step_c=$(event_step 2)
+ok "3 ranks train across the base and the new unit" wait_until 60 steps_at 3 3
+like "... resumed at step $step_c at world 3" "$(cat "$W/mpirun.3.out")" \
+	"train_mpi: world 3 restart 3 resumed from $W/ckpt/ckpt-0*$step_c.bin at step $step_c,"
+
+# --- the unit's node fails: no event, the world dies --------------------------
+# Open MPI cannot lose a rank: mpirun ends the whole world (non-zero) and
+# the launcher relaunches from the last periodic checkpoint
+# (--checkpoint-every 8): the steps since it are trained again.
+echo "$base" >"$W/members"
+node=$(job_field "$unit2" NodeList)
+t0=$(now)
+node_down "$node"
+ok "the unit's node $node fails: mpirun exits non-zero" wait_until 30 log_has "$W/base.out" 'exit restart=3 rc=[1-9]'
+figure "mpi: node failure to mpirun out: $(secs_since "$t0") s"
+ok "2 ranks resume in the base job alone" wait_until 60 log_has "$W/mpirun.4.out" 'train_mpi: world 2 restart 4'
+step_d=$(sed -n 's/.*restart 4 resumed from .* at step \([0-9]*\),.*/\1/p' "$W/mpirun.4.out")
+lost=$(for f in "$W"/ranklogs/samples.rank*.world3.*.log; do tail -n 1 "$f" | cut -d' ' -f1; done | sort -n | tail -n 1)
+diag "the failed world had reached step $lost; resumed from step $step_d"
+ok "... from the newest checkpoint, at most 8 steps back" \
+	awk -v d="${step_d:-0}" -v l="${lost:-999}" -v c="${step_c:-0}" 'BEGIN { exit !(d > c && d <= l && l - d <= 8) }'
+
+ok "the base job completes" wait_until 120 job_gone_or_done "$base"
+is "... COMPLETED, after 5 launches" "$(job_field "$base" JobState) $(grep -c '^launch ' "$W/base.out")" "COMPLETED 5"
+
+window=$(((${lost:-0} - ${step_d:-0}) * 64))
+res=$(/usr/bin/python3 "$CHECK" "$W/ranklogs" $SAMPLES $EPOCHS --window "$window" 2>&1)
 rc=$?
 diag "$res"
-is "every sample trained on exactly once over worlds 2, 3, 2" "$rc" 0
-init=$(sed -n 's/^initial loss //p' "$W/mpirun.2.out")
-final=$(sed -n 's/^final loss //p' "$W/mpirun.2.out")
+is "every sample trained on once, but at most the $window after the last checkpoint before the failure" "$rc" 0
+init=$(sed -n 's/^initial loss //p' "$W/mpirun.4.out")
+final=$(sed -n 's/^final loss //p' "$W/mpirun.4.out")
 diag "initial loss $init, final loss $final"
 ok "the loss decreased tenfold" awk -v i="${init:-0}" -v f="${final:-1}" 'BEGIN { exit !(i > 0 && f < i / 10) }'
 
