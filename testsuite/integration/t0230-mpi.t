@@ -3,7 +3,7 @@
 # in the base job's batch script starts an orted on each node through
 # elastic-run-rsh, which runs it as a step of the job holding that node
 # (srun --jobid=JOB --overlap -w NODE).  elastic-alice's train_mpi runs on
-# her base job (2 nodes), grows onto her unit job (a third node, another
+# her elastic base job (2 nodes), grows onto her unit job (a third node, another
 # Slurm job) and shrinks back, each time after the elastic event (on the
 # base's steps, on the unit's step, to mpirun) and a checkpoint; then a
 # second unit's node fails and the world restarts from the last checkpoint.
@@ -27,7 +27,7 @@ is "the agent refuses a host outside ELASTIC_RUN_HOSTMAP: exit 1" "$rc" 1
 like "... with one clear line" "$out" "^elastic-run-rsh: host n9 is in no job of ELASTIC_RUN_HOSTMAP='n1=7,n2=7' \(want NODE=JOBID,...\)$"
 out=$(ELASTIC_RUN_HOSTMAP="n1=7" ELASTIC_RUN_SRUN=echo "$AGENT" -x -o BatchMode=yes n1 ' orted' -mca ess '"env"' 2>&1)
 is "... and turns mpirun's ssh-style call into a one-task step of the host's job" "$out" \
-	"--jobid=7 --overlap -N1 -n1 -w n1 --kill-on-bad-exit=0 --mpi=none --export=ALL -Q /bin/sh -c  orted -mca ess \"env\""
+	"--jobid=7 --overlap -N1 -n1 -w n1 --kill-on-bad-exit=0 --mpi=none --export=ALL -Q /bin/sh -c unset RANK LOCAL_RANK WORLD_SIZE LOCAL_WORLD_SIZE GROUP_RANK;  orted -mca ess \"env\""
 
 # --- the launcher: a batch script that relaunches mpirun after each event ----
 # It reads the world's members (job ids, base first; "base" for its own
@@ -48,13 +48,13 @@ while :; do
 		done
 	done
 	echo "launch restart=\$restart nnodes=\$n hosts=\${hosts#,} map=\${map#,}"
-	ELASTIC_RUN_HOSTMAP=\${map#,} ELASTIC_RESTART_COUNT=\$restart \\
+	ELASTIC_RUN_HOSTMAP=\${map#,} ELASTIC_RESTART_COUNT=\$restart ELASTIC_JOB_ID=\$SLURM_JOB_ID \\
 	ELASTIC_CHECKPOINT_DIR="$W/ckpt" PMIX_MCA_gds=hash \\
 	mpirun --host "\${hosts#,}" --mca ras ^slurm --leave-session-attached \\
 		--mca plm rsh --mca plm_rsh_agent "$AGENT" --mca plm_rsh_no_tree_spawn 1 \\
 		--mca pml ob1 --mca btl self,tcp --mca btl_tcp_if_include lo --mca oob_tcp_if_include lo \\
 		--mca rtc ^hwloc \\
-		-x ELASTIC_RESTART_COUNT -x ELASTIC_CHECKPOINT_DIR \\
+		-x ELASTIC_JOB_ID -x ELASTIC_RESTART_COUNT -x ELASTIC_CHECKPOINT_DIR \\
 		"$TRAIN" --samples $SAMPLES --epochs $EPOCHS --batch 64 --step-sleep 0.05 \\
 		--log-every 8 --checkpoint-every 8 --sample-log-dir "$W/ranklogs" >"$W/mpirun.\$restart.out" 2>&1
 	rc=\$?
@@ -85,16 +85,17 @@ unit=$(as_user sbatch --parsable -N1 -J mpi-unit -D "$W" -o /dev/null -t 30 --wr
 ok "$TEST_USER's unit job (1 node) runs" wait_until 30 job_running "$unit"
 # The first world: the base job alone ("base" is the batch's own job).
 echo base >"$W/members"
-base=$(as_user sbatch --parsable -N2 -J mpi-base -D "$W" -o "$W/base.out" -t 30 "$W/launch.sh")
-ok "her base job (2 nodes) runs" wait_until 30 job_running "$base"
+base=$(as_user sbatch --parsable --elastic-min=2 --elastic-max=3 -J mpi-base -D "$W" -o "$W/base.out" -t 30 "$W/launch.sh")
+ok "her elastic base job (min 2 nodes) runs" wait_until 30 job_running "$base"
 
 # --- world of 2: the base job's nodes ---------------------------------------
 ok "2 ranks train in the base job" wait_until 60 steps_at 0 3
 like "... a fresh start at world 2" "$(cat "$W/mpirun.0.out")" 'train_mpi: world 2 restart 0 fresh start at step 0'
 
-# Grow: the unit joins the world; the event on the base job's steps.
+# Grow: the unit joins the world; the event raised on the base job's steps
+# (as elasticd raises it).
 echo "$base $unit" >"$W/members"
-scancel --signal=URG "$base"
+"$ELASTIC_BUILDDIR/src/elastic-event/elastic-event" raise "$base"
 ok "the event on the base's steps: mpirun exits 0 after a checkpoint" wait_until 30 log_has "$W/base.out" 'exit restart=0 rc=0'
 step_a=$(event_step 0)
 ok "... at step $step_a" test -f "$W/ckpt/ckpt-$(printf %08d "${step_a:-0}").bin"
