@@ -12,7 +12,7 @@
 . "$(dirname "$0")/elasticd.sh"
 ed_setup
 
-plan 31
+plan 32
 
 AGENT="$ELASTIC_SRCDIR/src/elastic-run/elastic-run-rsh"
 TRAIN="$ELASTIC_BUILDDIR/contribs/examples/mpi/train_mpi"
@@ -135,7 +135,9 @@ unit2=$(as_user sbatch --parsable -N1 -J mpi-unit -D "$W" -o /dev/null -t 30 --w
 ok "a second unit job runs" wait_until 30 job_running "$unit2"
 echo "$base $unit2" >"$W/members"
 mpirun_pid=$(pgrep -u "$TEST_USER" -x mpirun)
-ok "SIGURG to mpirun: it exits 0 after a checkpoint" eval 'kill -URG '"${mpirun_pid:-0}"' && wait_until 30 log_has "$W/base.out" "exit restart=2 rc=0"'
+like "mpirun runs in the base job's batch script" "$mpirun_pid" '^[0-9]+$'
+[[ $mpirun_pid =~ ^[0-9]+$ ]] && kill -URG "$mpirun_pid"
+ok "SIGURG to mpirun: it exits 0 after a checkpoint" wait_until 30 log_has "$W/base.out" 'exit restart=2 rc=0'
 step_c=$(event_step 2)
 ok "3 ranks train across the base and the new unit" wait_until 60 steps_at 3 3
 like "... resumed at step $step_c at world 3" "$(cat "$W/mpirun.3.out")" \
