@@ -5,14 +5,15 @@
 # (srun --jobid=JOB --overlap -w NODE).  elastic-alice's train_mpi runs on
 # her elastic base job (2 nodes), grows onto her unit job (a third node, another
 # Slurm job) and shrinks back, each time after the elastic event (on the
-# base's steps, on the unit's step, to mpirun) and a checkpoint; then a
-# second unit's node fails and the world restarts from the last checkpoint.
-# Every sample once (but the steps after that checkpoint), the loss down.
+# base's steps, on the unit's step, to mpirun) and a checkpoint; then, on
+# a second unit, a rank crashes and later the unit's node fails, and each
+# time the world restarts from the newest checkpoint.  Every sample once
+# (but the steps after the checkpoint before a failure), the loss down.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/elasticd.sh"
 ed_setup
 
-plan 32
+plan 39
 
 AGENT="$ELASTIC_SRCDIR/src/elastic-run/elastic-run-rsh"
 TRAIN="$ELASTIC_BUILDDIR/contribs/examples/mpi/train_mpi"
@@ -36,7 +37,7 @@ is "... and turns mpirun's ssh-style call into a one-task step of the host's job
 # to its job for the agent, and relaunches after mpirun exits 0 until
 # train_mpi says it is done.
 W=$ED_TMP
-SAMPLES=4096 EPOCHS=4
+SAMPLES=4096 EPOCHS=5
 cat >"$W/launch.sh" <<EOF
 #!/bin/bash
 restart=0 failures=0
@@ -143,33 +144,69 @@ ok "3 ranks train across the base and the new unit" wait_until 60 steps_at 3 3
 like "... resumed at step $step_c at world 3" "$(cat "$W/mpirun.3.out")" \
 	"train_mpi: world 3 restart 3 resumed from $W/ckpt/ckpt-0*$step_c.bin at step $step_c,"
 
-# --- the unit's node fails: no event, the world dies --------------------------
-# Open MPI cannot lose a rank: mpirun ends the whole world (non-zero) and
-# the launcher relaunches from the last periodic checkpoint
-# (--checkpoint-every 8): the steps since it are trained again.
+# world_logs: the sample logs of the running world of 3 (the newest three).
+world_logs() { ls -t "$W"/ranklogs/samples.rank*.world3.*.log | head -n 3; }
+# last_step FILE...: the highest step in those logs.
+last_step() { for f in "$@"; do tail -n 1 "$f" | cut -d' ' -f1; done | sort -n | tail -n 1; }
+# resumed_at R: the step launch R resumed at.
+resumed_at() { sed -n 's/.* restart '"$1"' resumed from .* at step \([0-9]*\),.*/\1/p' "$W/mpirun.$1.out"; }
+newest_ckpt() { ls "$W/ckpt" | grep '^ckpt-' | sort | tail -n 1; }
+
+# --- a rank crashes: no event; Open MPI ends the whole world ------------------
+# mpirun exits non-zero and the launcher relaunches from the newest
+# checkpoint, periodic here (--checkpoint-every 8): the steps since it are
+# trained again.
+logs=$(world_logs)
+victim=$(printf '%s\n' "$logs" | sed -n 's/.*samples\.rank2\.world3\.pid\([0-9]*\)\.log$/\1/p')
+like "the unit's rank (rank 2) is known by its pid" "$victim" '^[0-9]+$'
+ckpt_before=$(newest_ckpt)
+t0=$(now)
+[[ $victim =~ ^[0-9]+$ ]] && kill -KILL "$victim"
+ok "it crashes (SIGKILL): mpirun exits non-zero" wait_until 30 log_has "$W/base.out" 'exit restart=3 rc=[1-9]'
+figure "mpi: rank crash to mpirun out: $(secs_since "$t0") s"
+ok "3 ranks resume across the base and the unit" wait_until 60 steps_at 4 3
+# shellcheck disable=SC2086 # a list of files
+lost_d=$(last_step $logs) step_d=$(resumed_at 4)
+diag "the crashed world had reached step $lost_d; resumed from step $step_d ($ckpt_before)"
+like "... from the newest checkpoint" "$(grep ' restart 4 resumed' "$W/mpirun.4.out")" "resumed from $W/ckpt/$ckpt_before at"
+ok "... at most 8 steps back" awk -v d="${step_d:-0}" -v l="${lost_d:-999}" -v c="${step_c:-0}" 'BEGIN { exit !(d > c && d <= l && l - d <= 8) }'
+
+# --- the unit's node fails ------------------------------------------------------
+# Slurm ends the unit's step with SIGTERM first, which libelastic counts as
+# the event; whether the ranks checkpoint before the world ends is a race.
 echo "$base" >"$W/members"
+logs=$(world_logs)
 node=$(job_field "$unit2" NodeList)
 t0=$(now)
 node_down "$node"
-ok "the unit's node $node fails: mpirun exits non-zero" wait_until 30 log_has "$W/base.out" 'exit restart=3 rc=[1-9]'
+ok "the unit's node $node fails: mpirun exits non-zero" wait_until 30 log_has "$W/base.out" 'exit restart=4 rc=[1-9]'
 figure "mpi: node failure to mpirun out: $(secs_since "$t0") s"
-ok "2 ranks resume in the base job alone" wait_until 60 log_has "$W/mpirun.4.out" 'train_mpi: world 2 restart 4'
-step_d=$(sed -n 's/.*restart 4 resumed from .* at step \([0-9]*\),.*/\1/p' "$W/mpirun.4.out")
-lost=$(for f in "$W"/ranklogs/samples.rank*.world3.*.log; do tail -n 1 "$f" | cut -d' ' -f1; done | sort -n | tail -n 1)
-diag "the failed world had reached step $lost; resumed from step $step_d"
-ok "... from the newest checkpoint, at most 8 steps back" \
-	awk -v d="${step_d:-0}" -v l="${lost:-999}" -v c="${step_c:-0}" 'BEGIN { exit !(d > c && d <= l && l - d <= 8) }'
+ok "2 ranks resume in the base job alone" wait_until 60 log_has "$W/mpirun.5.out" 'train_mpi: world 2 restart 5'
+# shellcheck disable=SC2086 # a list of files
+lost_e=$(last_step $logs) step_e=$(resumed_at 5)
+diag "the failed world had reached step $lost_e; resumed from step $step_e"
+like "... from the newest checkpoint" "$(grep ' restart 5 resumed' "$W/mpirun.5.out")" "resumed from $W/ckpt/$(newest_ckpt) at"
+ok "... at most 8 steps back" awk -v d="${step_e:-0}" -v l="${lost_e:-999}" -v c="${step_d:-0}" 'BEGIN { exit !(d > c && d <= l && l - d <= 8) }'
 
 ok "the base job completes" wait_until 120 job_gone_or_done "$base"
-is "... COMPLETED, after 5 launches" "$(job_field "$base" JobState) $(grep -c '^launch ' "$W/base.out")" "COMPLETED 5"
+is "... COMPLETED, after 6 launches" "$(job_field "$base" JobState) $(grep -c '^launch ' "$W/base.out")" "COMPLETED 6"
 
-window=$(((${lost:-0} - ${step_d:-0}) * 64))
+window=$(((${lost_d:-0} - ${step_d:-0} + ${lost_e:-0} - ${step_e:-0}) * 64))
 res=$(/usr/bin/python3 "$CHECK" "$W/ranklogs" $SAMPLES $EPOCHS --window "$window" 2>&1)
 rc=$?
 diag "$res"
-is "every sample trained on once, but at most the $window after the last checkpoint before the failure" "$rc" 0
-init=$(sed -n 's/^initial loss //p' "$W/mpirun.4.out")
-final=$(sed -n 's/^final loss //p' "$W/mpirun.4.out")
+is "every sample trained on once, but at most the $window after the checkpoints before the failures" "$rc" 0
+# Every rank logs a step after its allreduce: all steps before the last one
+# logged were logged by every rank, hence trained on again.
+low=0
+for k in "${lost_d:-0} ${step_d:-0}" "${lost_e:-0} ${step_e:-0}"; do
+	set -- $k
+	[ "$1" -gt "$(($2 + 1))" ] && low=$((low + ($1 - $2 - 1) * 64))
+done
+repeated=$(printf '%s\n' "$res" | sed -n 's/.* \([0-9]*\) repeated .*/\1/p')
+ok "... and at least the $low of the steps every rank had logged" test "${repeated:-0}" -ge "$low"
+init=$(sed -n 's/^initial loss //p' "$W/mpirun.5.out")
+final=$(sed -n 's/^final loss //p' "$W/mpirun.5.out")
 diag "initial loss $init, final loss $final"
 ok "the loss decreased tenfold" awk -v i="${init:-0}" -v f="${final:-1}" 'BEGIN { exit !(i > 0 && f < i / 10) }'
 
