@@ -34,8 +34,8 @@ is "... and turns mpirun's ssh-style call into a one-task step of the host's job
 # It reads the world's members (job ids, base first; "base" for its own
 # job) from $W/members at
 # each launch, as elastic-run will read them from elasticd, maps each node
-# to its job for the agent, and relaunches after mpirun exits 0 until
-# train_mpi says it is done.
+# to its job for the agent, and relaunches, once the last launch's steps are
+# gone, until train_mpi says it is done (up to 2 failed launches).
 W=$ED_TMP
 SAMPLES=4096 EPOCHS=5
 cat >"$W/launch.sh" <<EOF
@@ -60,6 +60,12 @@ while :; do
 		--log-every 8 --checkpoint-every 8 --sample-log-dir "$W/ranklogs" >"$W/mpirun.\$restart.out" 2>&1
 	rc=\$?
 	echo "exit restart=\$restart rc=\$rc"
+	# Relaunch only once the orted steps of this launch are gone (30 s).
+	jobs=\$(printf '%s\\n' "\${map#,}" | tr , '\\n' | sed 's/.*=//' | sort -u | paste -sd, -)
+	for k in \$(seq 300); do
+		[ -z "\$(squeue -h -s -j "\$jobs" -o %i 2>/dev/null | grep -v '\\.batch\$')" ] && break
+		sleep 0.1
+	done
 	if [ \$rc = 0 ] && grep -q '^train_mpi: done' "$W/mpirun.\$restart.out"; then exit 0; fi
 	if [ \$rc != 0 ]; then
 		failures=\$((failures + 1))
@@ -215,7 +221,7 @@ if [ "$_t_failed" != 0 ]; then
 	sed 's/^/#   /' "$W/base.out"
 	for f in "$W"/mpirun.*.out; do
 		diag "$f:"
-		tail -n 20 "$f" | sed 's/^/#   /'
+		grep -v '^step ' "$f" | head -n 40 | sed 's/^/#   /'
 	done
 fi
 done_testing
