@@ -38,6 +38,25 @@ is "... and turns mpirun's ssh-style call into a one-task step of the host's job
 # gone, until train_mpi says it is done (up to 2 failed launches).
 W=$ED_TMP
 SAMPLES=4096 EPOCHS=5
+# All nodes of the embedded cluster share this machine's /tmp, and with it
+# Open MPI's session directories, where the orteds of one mpirun starting
+# at once on "different nodes" raced (in 3 of 10 runs the relaunch after
+# the crash failed: "mkdir /tmp/ompi.vm.UID/jf.N/0: File exists").  As on
+# separate machines, each node gets a /tmp of its own: TMPDIR, set by the
+# srun that the agent runs (ELASTIC_RUN_SRUN).
+cat >"$W/srun-node-tmp" <<EOF
+#!/bin/sh
+host="" prev=""
+for a in "\$@"; do
+	[ "\$prev" = -w ] && host=\$a
+	prev=\$a
+done
+TMPDIR="$W/node-tmp/\$host"
+export TMPDIR
+mkdir -p "\$TMPDIR" || exit 1
+exec srun "\$@"
+EOF
+chmod 755 "$W/srun-node-tmp"
 cat >"$W/launch.sh" <<EOF
 #!/bin/bash
 restart=0 failures=0
@@ -50,7 +69,7 @@ while :; do
 	done
 	echo "launch restart=\$restart nnodes=\$n hosts=\${hosts#,} map=\${map#,}"
 	ELASTIC_RUN_HOSTMAP=\${map#,} ELASTIC_RESTART_COUNT=\$restart ELASTIC_JOB_ID=\$SLURM_JOB_ID \\
-	ELASTIC_CHECKPOINT_DIR="$W/ckpt" PMIX_MCA_gds=hash \\
+	ELASTIC_CHECKPOINT_DIR="$W/ckpt" PMIX_MCA_gds=hash ELASTIC_RUN_SRUN="$W/srun-node-tmp" \\
 	mpirun --host "\${hosts#,}" --mca ras ^slurm --leave-session-attached \\
 		--mca plm rsh --mca plm_rsh_agent "$AGENT" --mca plm_rsh_no_tree_spawn 1 \\
 		--mca pml ob1 --mca btl self,tcp --mca btl_tcp_if_include lo --mca oob_tcp_if_include lo \\
