@@ -185,6 +185,9 @@ struct config {
 	char eval_partition[POLICY_NAME_MAX + 1];
 	unsigned port;
 	const char *srun;
+	/* --launcher=mpirun: the mpirun and the remote-shell agent. */
+	const char *mpirun;
+	char rsh_agent[4096];
 };
 
 /* The job's current allocation and elastic options, in one RPC. */
@@ -789,8 +792,11 @@ struct launch {
 	int status[MAX_MEMBERS];
 	bool done[MAX_MEMBERS];
 	size_t running;
-	uint32_t job[MAX_MEMBERS];	  /* the member job each srun runs in */
-	uint32_t first_step[MAX_MEMBERS]; /* its first step id of the launch */
+	/* The member jobs the launch runs in (one srun each, or one
+	 * mpirun over all), and their first step id of the launch. */
+	size_t njobs;
+	uint32_t job[MAX_MEMBERS];
+	uint32_t first_step[MAX_MEMBERS];
 };
 
 /* The next step id of the job (the first the launch may get). */
@@ -833,6 +839,127 @@ static size_t steps_up(uint32_t job_id, uint32_t from)
 	return up;
 }
 
+/*
+ * --launcher=mpirun: one mpirun (Open MPI) over every node of the world,
+ * its orted on each node started by the remote-shell agent
+ * (elastic-run-rsh) as a one-task step of the member job holding that
+ * node, so that the ranks are processes of Slurm steps: signalled,
+ * accounted and killed with their jobs.  See contribs/examples/mpi.
+ */
+static int launch_mpirun(const struct config *c, const struct members *ms,
+			 unsigned restart, unsigned prev_nnodes,
+			 struct launch *l)
+{
+	size_t hl = 16 * MAX_MEMBERS * 8, i, k, n = 0;
+	char *hosts = calloc(1, hl), *map = calloc(1, hl);
+	char np[32], **argv;
+	unsigned nhosts = 0;
+	pid_t pid;
+
+	if (!hosts || !map) {
+		free(hosts);
+		free(map);
+		return -1;
+	}
+	for (i = 0; i < ms->n; i++) {
+		hostlist_t h = slurm_hostlist_create(ms->m[i].nodes);
+		char *name;
+
+		while (h && (name = slurm_hostlist_shift(h))) {
+			size_t a = strlen(hosts), b = strlen(map);
+
+			snprintf(hosts + a, hl - a, "%s%s:%u", a ? "," : "",
+				 name, c->nproc_per_node);
+			snprintf(map + b, hl - b, "%s%s=%u", b ? "," : "", name,
+				 ms->m[i].job_id);
+			nhosts++;
+			free(name);
+		}
+		if (h)
+			slurm_hostlist_destroy(h);
+	}
+	snprintf(np, sizeof(np), "%u", nhosts * c->nproc_per_node);
+	for (k = 0; c->cmd[k]; k++)
+		;
+	argv = calloc(k + 32, sizeof(*argv));
+	if (!argv) {
+		free(hosts);
+		free(map);
+		return -1;
+	}
+	argv[n++] = (char *)c->mpirun;
+	argv[n++] = "-np";
+	argv[n++] = np;
+	argv[n++] = "--host";
+	argv[n++] = hosts;
+	/* Every node the map names, not only this job's. */
+	argv[n++] = "--mca";
+	argv[n++] = "ras";
+	argv[n++] = "^slurm";
+	/* orted not daemonized: its step lasts as long as it does. */
+	argv[n++] = "--leave-session-attached";
+	argv[n++] = "--mca";
+	argv[n++] = "plm";
+	argv[n++] = "rsh";
+	argv[n++] = "--mca";
+	argv[n++] = "plm_rsh_agent";
+	argv[n++] = (char *)c->rsh_agent;
+	argv[n++] = "--mca";
+	argv[n++] = "plm_rsh_no_tree_spawn";
+	argv[n++] = "1";
+	/* Ours over what spank_elastic set in each one-task orted step. */
+	argv[n++] = "-x";
+	argv[n++] = "ELASTIC_JOB_ID";
+	argv[n++] = "-x";
+	argv[n++] = "ELASTIC_RESTART_COUNT";
+	argv[n++] = "-x";
+	argv[n++] = "ELASTIC_PREV_NNODES";
+	argv[n++] = "-x";
+	argv[n++] = "ELASTIC_CHECKPOINT_DIR";
+	argv[n++] = "-x";
+	argv[n++] = "ELASTIC_PREV_CHECKPOINT";
+	for (k = 0; c->cmd[k]; k++)
+		argv[n++] = c->cmd[k];
+	argv[n] = NULL;
+
+	pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, PROG ": fork: %s\n", strerror(errno));
+		free(hosts);
+		free(map);
+		free(argv);
+		return -1;
+	}
+	if (pid == 0) {
+		/* mpirun forwards SIGURG/SIGUSR1 to the ranks itself. */
+		signal(SIGURG, SIG_DFL);
+		signal(SIGUSR1, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		for (k = 0; stale_vars[k]; k++)
+			unsetenv(stale_vars[k]);
+		setenv("ELASTIC_RUN_HOSTMAP", map, 1);
+		setenv_u("ELASTIC_JOB_ID", c->job_id);
+		setenv_u("ELASTIC_RESTART_COUNT", restart);
+		setenv_u("ELASTIC_PREV_NNODES", prev_nnodes);
+		setenv("ELASTIC_CHECKPOINT_DIR", c->ckpt ? c->ckpt_dir : "", 1);
+		if (!getenv("ELASTIC_PREV_CHECKPOINT"))
+			setenv("ELASTIC_PREV_CHECKPOINT", "", 1);
+		execvp(c->mpirun, argv);
+		fprintf(stderr, PROG ": cannot run %s: %s\n", c->mpirun,
+			strerror(errno));
+		_exit(127);
+	}
+	free(hosts);
+	free(map);
+	free(argv);
+	l->pid[0] = pid;
+	l->n = 1;
+	l->running = 1;
+	return 0;
+}
+
 static int launch(const struct config *c, const struct members *ms,
 		  unsigned restart, unsigned prev_nnodes, struct launch *l)
 {
@@ -844,7 +971,10 @@ static int launch(const struct config *c, const struct members *ms,
 		l->job[i] = ms->m[i].job_id;
 		l->first_step[i] = next_step_id(ms->m[i].job_id);
 	}
+	l->njobs = ms->n;
 	fflush(NULL);
+	if (c->mpirun)
+		return launch_mpirun(c, ms, restart, prev_nnodes, l);
 	for (i = 0; i < ms->n; i++) {
 		pid_t pid = fork();
 
@@ -957,7 +1087,7 @@ static size_t launch_up(const struct launch *l)
 {
 	size_t i, up = 0;
 
-	for (i = 0; i < l->n; i++)
+	for (i = 0; i < l->njobs; i++)
 		if (steps_up(l->job[i], l->first_step[i]) > 0)
 			up++;
 	return up;
@@ -969,8 +1099,8 @@ static size_t raise_launch(const struct config *c, const struct launch *l)
 	elastic_error_t err;
 	size_t i, told = 0;
 
-	for (i = 0; i < l->n; i++) {
-		if (l->done[i])
+	for (i = 0; i < l->njobs; i++) {
+		if (l->njobs == l->n && l->done[i])
 			continue;
 		if (raise_job(l->job[i], c->sig, &err) < 0)
 			fprintf(stderr, PROG ": %s\n", err.text);
@@ -980,14 +1110,36 @@ static size_t raise_launch(const struct config *c, const struct launch *l)
 	return told;
 }
 
+/*
+ * After an mpirun exits, its orted steps may still be ending: wait (and
+ * then kill them) so that the next launch's orteds do not meet them.
+ */
+static void drain_steps(const struct launch *l)
+{
+	double deadline = now_s() + KILL_WAIT_S;
+	size_t i, left;
+
+	for (;;) {
+		for (i = 0, left = 0; i < l->njobs; i++)
+			left += steps_up(l->job[i], l->first_step[i]);
+		if (!left)
+			return;
+		if (now_s() >= deadline)
+			break;
+		sleep_ms(POLL_MS);
+	}
+	for (i = 0; i < l->njobs; i++)
+		kill_steps(l->job[i], l->first_step[i]);
+}
+
 /* After the grace: kill the launch's steps and the sruns. */
 static void kill_launch(struct launch *l)
 {
 	double deadline;
 	size_t i;
 
-	for (i = 0; i < l->n; i++)
-		if (!l->done[i])
+	for (i = 0; i < l->njobs; i++)
+		if (l->njobs != l->n || !l->done[i])
 			kill_steps(l->job[i], l->first_step[i]);
 	deadline = now_s() + KILL_WAIT_S;
 	while (reap(l) > 0 && now_s() < deadline)
@@ -1105,11 +1257,48 @@ static void ckpt_pass(const struct config *c, unsigned restart, unsigned nnodes)
 	memset(&res, 0, sizeof(res));
 	if (ckpt_tick(&t, &res, &err) < 0)
 		fprintf(stderr, PROG ": warning: checkpoints: %s\n", err.text);
-	if (res.submitted || res.failed || res.deleted)
+	/* Retention alone is routine: said with the next eval, not alone. */
+	if (res.submitted || res.failed)
 		timeline("checkpoints", restart, nnodes,
 			 "newest=%llu evals=%u eval_failed=%u deleted=%u",
 			 (unsigned long long)res.newest_step, res.submitted,
 			 res.failed, res.deleted);
+}
+
+/*
+ * The remote-shell agent of --launcher=mpirun: ELASTIC_RUN_RSH_AGENT,
+ * else beside this program (a build tree), else where it is installed.
+ */
+static int find_rsh_agent(char *out, size_t len)
+{
+	const char *env = getenv("ELASTIC_RUN_RSH_AGENT");
+	char self[4096 + 32], *slash;
+	ssize_t n;
+
+	if (env && *env) {
+		snprintf(out, len, "%s", env);
+		return 0;
+	}
+	n = readlink("/proc/self/exe", self, 4095);
+	if (n > 0) {
+		self[n] = '\0';
+		slash = strrchr(self, '/');
+		/* self is at most 4095 bytes and ends in "/elastic-run". */
+		if (slash && (size_t)(slash - self) + 17 <= len) {
+			strcpy(slash, "/elastic-run-rsh");
+			memcpy(out, self, strlen(self) + 1);
+			if (access(out, X_OK) == 0)
+				return 0;
+		}
+	}
+	snprintf(out, len, "%s/elastic-run-rsh", PKGLIBEXECDIR);
+	if (access(out, X_OK) == 0)
+		return 0;
+	fprintf(stderr,
+		PROG ": --launcher=mpirun: no elastic-run-rsh beside " PROG
+		     " nor in %s (set ELASTIC_RUN_RSH_AGENT)\n",
+		PKGLIBEXECDIR);
+	return -1;
 }
 
 static void usage(FILE *f)
@@ -1128,6 +1317,10 @@ static void usage(FILE *f)
 	    "their own,\n"
 	    "                          not counting elastic events "
 	    "(default 3)\n"
+	    "  -L, --launcher=srun|mpirun\n"
+	    "                          one srun per allocation (default), "
+	    "or one\n"
+	    "                          Open MPI mpirun over all of them\n"
 	    "  -E, --elasticd=HOST:PORT|none\n"
 	    "                          where elasticd listens (default: "
 	    "ElasticdListen)\n"
@@ -1165,6 +1358,7 @@ int main(int argc, char **argv)
 		{ "nproc-per-node", required_argument, NULL, 'n' },
 		{ "max-restarts", required_argument, NULL, 'r' },
 		{ "elasticd", required_argument, NULL, 'E' },
+		{ "launcher", required_argument, NULL, 'L' },
 		{ "munge-socket", required_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -1180,7 +1374,7 @@ int main(int argc, char **argv)
 	unsigned restart = 0, prev_nnodes = 0, failures = 0;
 	uint64_t prev_gen = 0;
 	struct source src;
-	const char *ed_server = NULL, *ed_munge = NULL;
+	const char *ed_server = NULL, *ed_munge = NULL, *launcher = NULL;
 	const char *env;
 	int ch;
 
@@ -1189,7 +1383,7 @@ int main(int argc, char **argv)
 	memset(&c, 0, sizeof(c));
 	c.nproc_per_node = 1;
 	c.max_restarts = 3;
-	while ((ch = getopt_long(argc, argv, "+n:r:E:M:h", longopts, NULL)) !=
+	while ((ch = getopt_long(argc, argv, "+n:r:E:L:M:h", longopts, NULL)) !=
 	       -1) {
 		switch (ch) {
 		case 'n':
@@ -1204,6 +1398,9 @@ int main(int argc, char **argv)
 			break;
 		case 'E':
 			ed_server = optarg;
+			break;
+		case 'L':
+			launcher = optarg;
 			break;
 		case 'M':
 			ed_munge = optarg;
@@ -1238,6 +1435,23 @@ int main(int argc, char **argv)
 	if (!c.srun || !c.srun[0])
 		c.srun = "srun";
 	c.port = rankenv_default_port(c.job_id);
+	if (!launcher)
+		launcher = getenv("ELASTIC_RUN_LAUNCHER");
+	if (launcher && *launcher && strcmp(launcher, "srun") != 0) {
+		if (strcmp(launcher, "mpirun") != 0) {
+			fprintf(stderr,
+				PROG
+				": --launcher=%s: not a launcher (allowed: "
+				"srun, mpirun)\n",
+				launcher);
+			return 2;
+		}
+		if (find_rsh_agent(c.rsh_agent, sizeof(c.rsh_agent)) < 0)
+			return 2;
+		c.mpirun = getenv("ELASTIC_RUN_MPIRUN");
+		if (!c.mpirun || !*c.mpirun)
+			c.mpirun = "mpirun";
+	}
 
 	memset(&src, 0, sizeof(src));
 	slurm_init(NULL);
@@ -1293,6 +1507,8 @@ int main(int argc, char **argv)
 		bool up = false, told = false, stopping = false, moved;
 		int failed = -1;
 
+		if (restart > 0 && c.mpirun)
+			drain_steps(&l);
 		if (current_members(&c, &src, prev_gen, &ms, &err) < 0) {
 			fprintf(stderr, PROG ": %s\n", err.text);
 			return 1;
