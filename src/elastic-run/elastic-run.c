@@ -839,6 +839,18 @@ static size_t steps_up(uint32_t job_id, uint32_t from)
 	return up;
 }
 
+/* In a launcher's child: default signals, no stale step variables. */
+static void child_setup(void)
+{
+	static const int sigs[] = { SIGURG, SIGUSR1, SIGTERM, SIGINT, SIGHUP };
+	size_t k;
+
+	for (k = 0; k < sizeof(sigs) / sizeof(sigs[0]); k++)
+		signal(sigs[k], SIG_DFL);
+	for (k = 0; stale_vars[k]; k++)
+		unsetenv(stale_vars[k]);
+}
+
 /*
  * --launcher=mpirun: one mpirun (Open MPI) over every node of the world,
  * its orted on each node started by the remote-shell agent
@@ -932,13 +944,7 @@ static int launch_mpirun(const struct config *c, const struct members *ms,
 	}
 	if (pid == 0) {
 		/* mpirun forwards SIGURG/SIGUSR1 to the ranks itself. */
-		signal(SIGURG, SIG_DFL);
-		signal(SIGUSR1, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGHUP, SIG_DFL);
-		for (k = 0; stale_vars[k]; k++)
-			unsetenv(stale_vars[k]);
+		child_setup();
 		setenv("ELASTIC_RUN_HOSTMAP", map, 1);
 		setenv_u("ELASTIC_JOB_ID", c->job_id);
 		setenv_u("ELASTIC_RESTART_COUNT", restart);
@@ -984,11 +990,7 @@ static int launch(const struct config *c, const struct members *ms,
 		}
 		if (pid == 0) {
 			/* The child's srun handles its own signals. */
-			signal(SIGURG, SIG_DFL);
-			signal(SIGUSR1, SIG_DFL);
-			signal(SIGTERM, SIG_DFL);
-			signal(SIGINT, SIG_DFL);
-			signal(SIGHUP, SIG_DFL);
+			child_setup();
 			exec_member(c, ms, i, rank_off, node_off, restart,
 				    prev_nnodes);
 		}

@@ -182,3 +182,25 @@ rejected() { # rejected DESC REGEX SBATCH-ARGS...
 		[ "$rc" -eq 0 ] && scancel "$out" 2>/dev/null
 	fi
 }
+
+# srun_node_tmp FILE DIR: write FILE, an srun for ELASTIC_RUN_SRUN that
+# gives each node (-w NODE) a TMPDIR of its own under DIR.  All nodes of
+# the embedded cluster share this machine's /tmp, where Open MPI's orteds
+# of one mpirun starting at once on "different nodes" race for their
+# session directories ("mkdir /tmp/ompi.vm.UID/jf.N/0: File exists"); on
+# separate machines each node has its own.
+srun_node_tmp() {
+	cat >"$1" <<EOS
+#!/bin/sh
+host="" prev=""
+for a in "\$@"; do
+	[ "\$prev" = -w ] && host=\$a
+	prev=\$a
+done
+TMPDIR="$2/\${host:-batch}"
+export TMPDIR
+mkdir -p "\$TMPDIR" || exit 1
+exec srun "\$@"
+EOS
+	chmod 755 "$1"
+}

@@ -44,19 +44,7 @@ SAMPLES=4096 EPOCHS=5
 # the crash failed: "mkdir /tmp/ompi.vm.UID/jf.N/0: File exists").  As on
 # separate machines, each node gets a /tmp of its own: TMPDIR, set by the
 # srun that the agent runs (ELASTIC_RUN_SRUN).
-cat >"$W/srun-node-tmp" <<EOF
-#!/bin/sh
-host="" prev=""
-for a in "\$@"; do
-	[ "\$prev" = -w ] && host=\$a
-	prev=\$a
-done
-TMPDIR="$W/node-tmp/\$host"
-export TMPDIR
-mkdir -p "\$TMPDIR" || exit 1
-exec srun "\$@"
-EOF
-chmod 755 "$W/srun-node-tmp"
+srun_node_tmp "$W/srun-node-tmp" "$W/node-tmp"
 cat >"$W/launch.sh" <<EOF
 #!/bin/bash
 restart=0 failures=0

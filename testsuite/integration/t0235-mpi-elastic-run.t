@@ -26,19 +26,7 @@ log_has() { grep -qE -- "$1" "$out" 2>/dev/null; }
 # All nodes of the embedded cluster share this machine, its /tmp and its
 # loopback: each node's orted gets a TMPDIR of its own (through the srun
 # the agent runs), and Open MPI talks over lo (see contribs/examples/mpi).
-cat >"$W/srun-node-tmp" <<EOS
-#!/bin/sh
-host="" prev=""
-for a in "\$@"; do
-	[ "\$prev" = -w ] && host=\$a
-	prev=\$a
-done
-TMPDIR="$W/node-tmp/\${host:-batch}"
-export TMPDIR
-mkdir -p "\$TMPDIR" || exit 1
-exec srun "\$@"
-EOS
-chmod 755 "$W/srun-node-tmp"
+srun_node_tmp "$W/srun-node-tmp" "$W/node-tmp"
 
 ok "elasticd starts" ed_start
 base=$(ED_WRAP="export ELASTIC_RUN_SRUN=$W/srun-node-tmp PMIX_MCA_gds=hash OMPI_MCA_pml=ob1 \
