@@ -136,7 +136,10 @@ final=$(log '^final loss ' | awk '{ print $3 }')
 ok "the loss decreased ($init -> $final)" awk -v a="$init" -v b="$final" 'BEGIN { exit !(b < a / 10) }'
 is "the last world had 4 ranks" "$(log '^step ' | tail -n1 | awk '{ print $NF }')" 4
 worlds=$(log '^train_ddp: world ' | awk '{ print $3 }' | tr '\n' ' ')
-is "the worlds, in order: 1, 4, 2, 4, 3, 4" "$(echo "$worlds" | tr -s ' ' | sed 's/ $//')" "1 4 2 4 3 4"
+# Slurm may start a growth's units seconds apart (past the scale delay):
+# then the world passes through a size on the way up.
+like "the worlds, in order: 1, 4, 2, 4, 3, 4 (sizes on the way up allowed)" \
+	"$(echo "$worlds" | tr -s ' ' | sed 's/ $//')" '^1 ([23] )*4 2 (3 )?4 3 4$'
 steps=$(log '^train_ddp: done: ' | sed -E 's/.* ([0-9]+) steps.*/\1/')
 is "the total number of steps is that of an uninterrupted run" "$steps" "$((EPOCHS * STEPS_PER_EPOCH))"
 ok "checkpoints were written in --elastic-checkpoint-dir" test -n "$(ls "$W/ckpt/$base" 2>/dev/null)"

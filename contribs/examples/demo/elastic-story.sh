@@ -27,27 +27,32 @@ die() {
 }
 # wait_for SECONDS DESC CMD...: poll CMD every 0.2 s until it succeeds.
 wait_for() {
-	local end=$((SECONDS + $1)) desc=$2
+	local secs=$1 desc=$2 end=$((SECONDS + $1))
 	shift 2
 	until "$@"; do
-		[ "$SECONDS" -lt "$end" ] || die "timed out after ${1:-?} s waiting for: $desc"
+		[ "$SECONDS" -lt "$end" ] || die "timed out after $secs s waiting for: $desc"
 		sleep 0.2
 	done
 }
 state() { scontrol show job "$1" 2>/dev/null | grep -oE 'JobState=[A-Z_]+' | cut -d= -f2; }
 running() { [ "$(state "$1")" = RUNNING ]; }
-starts=0
-# resized W: the ranks started again, at W ranks (a new "train_ddp: world" line).
-resized() {
-	local n
-	n=$(grep -c '^train_ddp: world ' "$out" 2>/dev/null)
-	[ "${n:-0}" -gt "$starts" ] || return 1
-	grep '^train_ddp: world ' "$out" | sed -n "$((starts + 1))p" | grep -q "^train_ddp: world $1 " || return 1
-	starts=$((starts + 1))
-}
-world() { # world W DESC: wait for the ranks at W and say so
-	wait_for 120 "the ranks at world size $1" resized "$1"
-	printf '%s  %s\n' "$(at)" "$(grep '^train_ddp: world ' "$out" | sed -n "${starts}p")"
+# world W: tell each start of the ranks as it comes ("train_ddp: world
+# ..."), until the newest is at W ranks.  Slurm may start a resize's units
+# a few seconds apart: then the world passes through a size on the way.
+seen=0
+world() {
+	local w=$1 end=$((SECONDS + 120)) n line
+	while :; do
+		n=$(grep -c '^train_ddp: world ' "$out" 2>/dev/null)
+		while [ "$seen" -lt "${n:-0}" ]; do
+			seen=$((seen + 1))
+			line=$(grep '^train_ddp: world ' "$out" | sed -n "${seen}p")
+			printf '%s  %s\n' "$(at)" "$line"
+			case $line in "train_ddp: world $w "*) [ "$seen" = "$n" ] && return 0 ;; esac
+		done
+		[ "$SECONDS" -lt "$end" ] || die "timed out after 120 s waiting for the ranks at world size $w"
+		sleep 0.2
+	done
 }
 
 mkdir -p "$work" && chmod 1777 "$work" && cd "$work" || exit 1
