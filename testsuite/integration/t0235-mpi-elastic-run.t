@@ -34,7 +34,7 @@ OMPI_MCA_btl=self,tcp OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include
 exec $RUN --launcher=mpirun -- $TRAIN --samples $SAMPLES --batch $BATCH --epochs $EPOCHS \
 	--step-sleep 0.05 --log-every 4 --checkpoint-every 8 --sample-log-dir $W/samples" \
 	submit_group "$TEST_USER" --elastic-min=1 --elastic-max=4 --elastic-step=1 \
-	--elastic-scale-delay=1 --elastic-grace=20 -o "$out")
+	--elastic-scale-delay=1 --elastic-grace=20 --elastic-checkpoint-dir="$W/ckpt/%j" -o "$out")
 like "a min=1 max=4 MPI job is accepted" "$base" '^[0-9]+$'
 
 # world_trains W: the newest start is at W ranks and has trained a step.
