@@ -14,6 +14,7 @@
 
 #include "apiclient/apiclient.h"
 #include "common/hostport.h"
+#include "common/nodelist.h"
 #include "membership.h"
 
 /* A group document is small: a few hundred bytes a member. */
@@ -54,25 +55,11 @@ static bool jbool(json_object *o, const char *key)
 	       json_object_get_boolean(v);
 }
 
-/* The first host of a node list: "n[3-4],m1" -> "n3". */
-static void first_host(const char *nodes, char *out, size_t len)
-{
-	size_t n = strcspn(nodes, "[,");
-
-	if (nodes[n] == '[') {
-		size_t d = strspn(nodes + n + 1, "0123456789");
-
-		snprintf(out, len, "%.*s%.*s", (int)n, nodes, (int)d,
-			 nodes + n + 1);
-	} else {
-		snprintf(out, len, "%.*s", (int)n, nodes);
-	}
-}
-
 int members_parse_group(const char *json, uint32_t job, struct members *ms,
 			elastic_error_t *err)
 {
 	json_object *o, *arr;
+	char *first;
 	int64_t id, gen;
 	size_t i, n;
 	int rc = -1;
@@ -144,9 +131,11 @@ int members_parse_group(const char *json, uint32_t job, struct members *ms,
 		if (ma && *ma && strlen(ma) < sizeof(ms->master_host))
 			snprintf(ms->master_host, sizeof(ms->master_host), "%s",
 				 ma);
-		else
-			first_host(ms->m[0].nodes, ms->master_host,
-				   sizeof(ms->master_host));
+		else if ((first = nodelist_first_host(ms->m[0].nodes))) {
+			snprintf(ms->master_host, sizeof(ms->master_host), "%s",
+				 first);
+			free(first);
+		}
 	}
 	rc = gen > 0 && ms->n > 0 ? 1 : 0;
 out:

@@ -133,31 +133,6 @@ void model_job_state(uint32_t job_state, time_t preempt_time,
 	*phase = (job_state & JOB_COMPLETING) ? PHASE_ENDING : PHASE_GONE;
 }
 
-char *model_first_host(const char *list)
-{
-	size_t pre = strcspn(list, "[,"), num = 0, suf = 0;
-	const char *close = NULL;
-	char *out;
-
-	if (!*list)
-		return NULL;
-	if (list[pre] == '[') {
-		num = strcspn(list + pre + 1, "-,]");
-		close = strchr(list + pre, ']');
-		if (close)
-			suf = strcspn(close + 1, ",[");
-	}
-	out = malloc(pre + num + suf + 1);
-	if (!out)
-		return NULL;
-	memcpy(out, list, pre);
-	memcpy(out + pre, list + pre + 1, num);
-	if (suf)
-		memcpy(out + pre + num, close + 1, suf);
-	out[pre + num + suf] = '\0';
-	return out;
-}
-
 struct snapshot *snapshot_create(time_t now)
 {
 	struct snapshot *s = calloc(1, sizeof(*s));

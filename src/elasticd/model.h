@@ -70,13 +70,6 @@ int model_format_unit_tag(const struct unit_tag *t, char *buf, size_t len);
 int model_parse_unit_tag(const char *s, struct unit_tag *ret,
 			 elastic_error_t *err);
 
-/*
- * The first host of a Slurm node list, the group's rendezvous host:
- * "gpu[003-004,9]" -> "gpu003", "n[1-2]x" -> "n1x", "a,b" -> "a".
- * malloc'd (the caller frees it); NULL for "" or when out of memory.
- */
-char *model_first_host(const char *list);
-
 /* One job.  Strings belong to the snapshot that holds the job. */
 struct job_view {
 	uint32_t id;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/nodelist.h"
 #include "common/options.h"
 #include "common/parse.h"
 #include "reconcile.h"
@@ -1568,7 +1569,7 @@ static int view_group(const struct reconcile *r, const struct group *g,
 	gi->generation = g->generation;
 	gi->world_nodes = g->formed ? g->world_nodes : 0;
 	if (g->base && g->base->phase == PHASE_RUNNING && g->base->nodes[0]) {
-		gi->master_addr = model_first_host(g->base->nodes);
+		gi->master_addr = nodelist_first_host(g->base->nodes);
 		if (!gi->master_addr)
 			return -1;
 	}

@@ -11,6 +11,7 @@
 
 #include <slurm/slurm.h>
 
+#include "common/nodelist.h"
 #include "elasticd/model.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
@@ -194,13 +195,13 @@ static void first_host(void **state)
 	};
 
 	for (size_t i = 0; i < N(cases); i++) {
-		char *h = model_first_host(cases[i].list);
+		char *h = nodelist_first_host(cases[i].list);
 
 		assert_non_null(h);
 		assert_string_equal(h, cases[i].host);
 		free(h);
 	}
-	assert_null(model_first_host(""));
+	assert_null(nodelist_first_host(""));
 }
 
 int main(void)
