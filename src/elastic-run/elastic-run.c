@@ -347,10 +347,9 @@ static enum fetch_result ed_fetch(const struct config *c, struct source *src,
  * --munge-socket, ELASTIC_RUN_MUNGE_SOCKET, ElasticdMungeSocket, munge's.
  */
 static int source_init(struct source *src, const char *server,
-		       const char *munge)
+		       const char *munge, const struct elastic_policy *p,
+		       const elastic_error_t *p_err)
 {
-	struct elastic_policy *p = NULL;
-	char path[POLICY_PATH_MAX + 32];
 	const char *from = "--elasticd";
 	elastic_error_t err;
 
@@ -364,14 +363,8 @@ static int source_init(struct source *src, const char *server,
 	if (server && !strcmp(server, "none"))
 		return 0;
 	if (!server || !munge) {
-		policy_conf_path(getenv("SLURM_CONF"), path, sizeof(path));
-		p = malloc(sizeof(*p));
-		if (!p || policy_load(p, path, NULL, &err) < 0) {
-			if (p)
-				fprintf(stderr, PROG ": warning: %s\n",
-					err.text);
-			free(p);
-			p = NULL;
+		if (!p) {
+			fprintf(stderr, PROG ": warning: %s\n", p_err->text);
 			if (!server)
 				return 0;
 		}
@@ -386,10 +379,8 @@ static int source_init(struct source *src, const char *server,
 	    0) {
 		fprintf(stderr, PROG ": %s%s%s (or --elasticd=none)\n", from,
 			from[0] == '-' ? "=" : ": ", err.text);
-		free(p);
 		return -1;
 	}
-	free(p);
 	src->have_ed = true;
 	return 0;
 }
@@ -1190,11 +1181,10 @@ static bool sentinel_event(const struct config *c, struct sentinel *s,
 /* Checkpoints */
 
 /* The job's checkpoint dir and the eval partition; false if none. */
-static bool ckpt_setup(struct config *c)
+static bool ckpt_setup(struct config *c, const struct elastic_policy *p)
 {
 	struct passwd *pw = getpwuid(getuid());
-	struct elastic_policy *p;
-	char job[16], path[POLICY_PATH_MAX + 32];
+	char job[16];
 	const char *part;
 
 	c->cs.pattern = c->opts.checkpoint_dir;
@@ -1206,13 +1196,9 @@ static bool ckpt_setup(struct config *c)
 				c->cs.home, c->ckpt_dir,
 				sizeof(c->ckpt_dir)) < 0)
 		return false;
-	p = malloc(sizeof(*p));
-	policy_conf_path(getenv("SLURM_CONF"), path, sizeof(path));
-	if (p && policy_load(p, path, NULL, NULL) == 0 &&
-	    (part = ckpt_eval_partition(p)))
+	if (p && (part = ckpt_eval_partition(p)))
 		snprintf(c->eval_partition, sizeof(c->eval_partition), "%s",
 			 part);
-	free(p);
 	return true;
 }
 
@@ -1377,6 +1363,10 @@ int main(int argc, char **argv)
 	uint64_t prev_gen = 0;
 	struct source src;
 	const char *ed_server = NULL, *ed_munge = NULL, *launcher = NULL;
+	struct elastic_policy *pol;
+	elastic_error_t pol_err;
+	char pol_path[POLICY_PATH_MAX + 32];
+	int rc;
 	const char *env;
 	int ch;
 
@@ -1466,8 +1456,21 @@ int main(int argc, char **argv)
 		c.grace = v.opts.grace;
 		c.fault_timeout = v.opts.fault_timeout;
 		c.opts = v.opts;
-		c.ckpt = ckpt_setup(&c);
-		if (source_init(&src, ed_server, ed_munge) < 0)
+		/* elastic.conf, once: elasticd's address, the eval partition.
+		 */
+		pol = malloc(sizeof(*pol));
+		policy_conf_path(getenv("SLURM_CONF"), pol_path,
+				 sizeof(pol_path));
+		if (!pol)
+			elastic_errorf(&pol_err, "out of memory");
+		else if (policy_load(pol, pol_path, NULL, &pol_err) < 0) {
+			free(pol);
+			pol = NULL;
+		}
+		c.ckpt = ckpt_setup(&c, pol);
+		rc = source_init(&src, ed_server, ed_munge, pol, &pol_err);
+		free(pol);
+		if (rc < 0)
 			return 2;
 	} else {
 		fprintf(stderr,
