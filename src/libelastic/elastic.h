@@ -59,6 +59,20 @@ int elastic_event_signal(void);
 /* Forget the event, e.g. after a checkpoint when the rank runs on. */
 void elastic_event_clear(void);
 
+/*
+ * The exit status of a rank that stops because of an elastic event, after
+ * its checkpoint: 75, EX_TEMPFAIL of <sysexits.h> ("temporary failure, try
+ * again"), which is what such a stop means.  elastic-run relaunches when a
+ * member's ranks end with it and never takes it for the end of training;
+ * exit status 0 says "my work is finished".  srun passes the highest exit
+ * status of its tasks on, so one rank's event status reaches the launcher
+ * even when its peers exited 0.
+ */
+#define ELASTIC_EXIT_EVENT 75
+
+/* exit(ELASTIC_EXIT_EVENT): flushes stdio and runs atexit handlers. */
+void elastic_exit_event(void) __attribute__((noreturn));
+
 /* The event signal in use besides SIGTERM (SIGURG unless ELASTIC_SIGNAL
  * says otherwise), or -1 with errno EINVAL for a bad ELASTIC_SIGNAL. */
 int elastic_signal(void);

@@ -123,6 +123,11 @@ void elastic_event_clear(void)
 	__atomic_store_n(&event_state, 0, __ATOMIC_RELAXED);
 }
 
+void elastic_exit_event(void)
+{
+	exit(ELASTIC_EXIT_EVENT);
+}
+
 int elastic_signal(void)
 {
 	if (init() < 0)

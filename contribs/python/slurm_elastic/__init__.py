@@ -48,9 +48,10 @@ import re
 import signal
 import threading
 import warnings
-from typing import List, Optional
+from typing import List, NoReturn, Optional
 
 __all__ = [
+    "EXIT_EVENT",
     "Checkpoint",
     "ElasticEnvError",
     "World",
@@ -62,6 +63,7 @@ __all__ = [
     "elastic_init",
     "elastic_signal",
     "elastic_world",
+    "exit_for_event",
     "list_checkpoints",
     "newest_checkpoint",
     "parse_checkpoint_name",
@@ -176,6 +178,19 @@ def elastic_event_clear() -> None:
     """Forget the event, e.g. after a checkpoint when the rank runs on."""
     global _event
     _event = 0
+
+
+#: The exit status of a rank that stops for an elastic event (after its
+#: checkpoint): 75, EX_TEMPFAIL of sysexits.h, as libelastic's
+#: ELASTIC_EXIT_EVENT.  elastic-run relaunches on it; 0 means "finished".
+EXIT_EVENT = 75
+
+
+def exit_for_event() -> NoReturn:
+    """Leave the rank with :data:`EXIT_EVENT`: "stopped for an elastic
+    event, relaunch me", never to be mistaken for the end of training.
+    Raises SystemExit, so ``finally`` blocks and atexit handlers run."""
+    raise SystemExit(EXIT_EVENT)
 
 
 def elastic_signal() -> int:
