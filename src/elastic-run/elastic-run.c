@@ -64,6 +64,7 @@
 #include "common/ckpt.h"
 #include "common/ckpt_eval.h"
 #include "elastic-event/raise.h"
+#include "decide.h"
 #include "membership.h"
 #include <pwd.h>
 
@@ -538,6 +539,88 @@ static bool world_moved(const struct config *c, struct source *src,
 	}
 }
 
+/* A member job is still what the launch started on: running, on as many
+ * nodes, not in a preemption's grace.  Fills detail if not. */
+static bool member_intact(const struct member *m, char *detail, size_t len)
+{
+	job_info_msg_t *msg = NULL;
+	slurm_job_info_t *j;
+	bool ok = false;
+
+	if (slurm_load_job(&msg, m->job_id, SHOW_ALL) != SLURM_SUCCESS ||
+	    msg->record_count < 1) {
+		snprintf(detail, len, "job=%u gone", m->job_id);
+		if (msg)
+			slurm_free_job_info_msg(msg);
+		return false;
+	}
+	j = &msg->job_array[0];
+	if ((j->job_state & JOB_STATE_BASE) != JOB_RUNNING)
+		snprintf(detail, len, "job=%u ended", m->job_id);
+	else if (j->preempt_time)
+		snprintf(detail, len, "job=%u preempted", m->job_id);
+	else if (m->nnodes && j->num_nodes != m->nnodes)
+		snprintf(detail, len, "job=%u nnodes=%u->%u", m->job_id,
+			 m->nnodes, j->num_nodes);
+	else
+		ok = true;
+	slurm_free_job_info_msg(msg);
+	return ok;
+}
+
+/* Every node of the world is up (not down, failing or silent): one RPC. */
+static bool nodes_up(const struct members *ms, char *detail, size_t len)
+{
+	node_info_msg_t *msg = NULL;
+	hostlist_t hl = slurm_hostlist_create(NULL);
+	bool ok = true;
+	size_t i;
+
+	if (!hl)
+		return true;
+	for (i = 0; i < ms->n; i++)
+		if (ms->m[i].nodes[0])
+			slurm_hostlist_push(hl, ms->m[i].nodes);
+	if (slurm_load_node(0, &msg, SHOW_ALL) != SLURM_SUCCESS) {
+		slurm_hostlist_destroy(hl);
+		return true; /* no answer: the other checks decide */
+	}
+	for (i = 0; ok && i < msg->record_count; i++) {
+		const node_info_t *n = &msg->node_array[i];
+		uint32_t st = n->node_state;
+
+		if (!n->name || slurm_hostlist_find(hl, n->name) < 0)
+			continue;
+		if ((st & NODE_STATE_BASE) == NODE_STATE_DOWN ||
+		    (st & (NODE_STATE_FAIL | NODE_STATE_NO_RESPOND))) {
+			snprintf(detail, len, "node=%s down", n->name);
+			ok = false;
+		}
+	}
+	slurm_free_node_info_msg(msg);
+	slurm_hostlist_destroy(hl);
+	return ok;
+}
+
+/*
+ * Once the ranks are all gone: is the world the one they were launched
+ * on?  Asked at once, not at the next poll: ranks that stopped for an
+ * event they heard of through a peer may exit before any poll saw it.
+ */
+static bool world_intact(const struct config *c, struct source *src,
+			 struct members *cur, char *detail, size_t len)
+{
+	double next = 0;
+	size_t i;
+
+	if (world_changed(c, src, cur, &next, detail, len))
+		return false;
+	for (i = 0; i < cur->n; i++)
+		if (!member_intact(&cur->m[i], detail, len))
+			return false;
+	return nodes_up(cur, detail, len);
+}
+
 /* Variables of the batch step that would mislead srun --jobid. */
 static const char *const stale_vars[] = {
 	"SLURM_NNODES",
@@ -596,7 +679,13 @@ static int sentinel_main(void)
 	if (write(1, "READY\n", 6) != 6)
 		return 1;
 	for (;;) {
-		sigsuspend(&old);
+		/* The end of its standard input (elastic-run closed it) ends
+		 * the step normally: COMPLETED in sacct, not CANCELLED. */
+		struct pollfd in = { 0, POLLIN, 0 };
+		char b[64];
+
+		if (ppoll(&in, 1, NULL, &old) > 0 && read(0, b, sizeof(b)) <= 0)
+			return 0;
 		for (i = 0;
 		     i < sizeof(sentinel_sigs) / sizeof(sentinel_sigs[0]);
 		     i++) {
@@ -618,6 +707,7 @@ static int sentinel_main(void)
 struct sentinel {
 	pid_t pid;
 	int fd; /* its output, -1 if none */
+	int in; /* its input: closing it ends the step, -1 if none */
 	char buf[256];
 	size_t len;
 };
@@ -627,13 +717,18 @@ static void sentinel_start(uint32_t job_id, const char *srun,
 {
 	char self[4096], jobarg[64];
 	ssize_t n;
-	int p[2];
+	int p[2] = { -1, -1 }, q[2] = { -1, -1 };
 
 	s->pid = -1;
 	s->fd = -1;
+	s->in = -1;
 	s->len = 0;
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n <= 0 || pipe(p) != 0) {
+	if (n <= 0 || pipe(p) != 0 || pipe(q) != 0) {
+		if (n > 0 && q[0] < 0 && p[0] >= 0) {
+			close(p[0]);
+			close(p[1]);
+		}
 		fprintf(stderr, PROG ": warning: no sentinel step: events "
 				     "raised on steps only will be missed\n");
 		return;
@@ -648,6 +743,9 @@ static void sentinel_start(uint32_t job_id, const char *srun,
 		close(p[0]);
 		dup2(p[1], 1);
 		close(p[1]);
+		close(q[1]);
+		dup2(q[0], 0);
+		close(q[0]);
 		for (k = 0; stale_vars[k]; k++)
 			unsetenv(stale_vars[k]);
 		execlp(srun, srun, jobarg, "--overlap", "-N1", "-n1", "-Q",
@@ -656,11 +754,15 @@ static void sentinel_start(uint32_t job_id, const char *srun,
 		_exit(127);
 	}
 	close(p[1]);
+	close(q[0]);
 	if (s->pid < 0) {
 		close(p[0]);
+		close(q[1]);
 		return;
 	}
 	s->fd = p[0];
+	s->in = q[1];
+	fcntl(s->in, F_SETFD, FD_CLOEXEC);
 	fcntl(s->fd, F_SETFL, fcntl(s->fd, F_GETFL) | O_NONBLOCK);
 }
 
@@ -709,6 +811,18 @@ static int sentinel_read(struct sentinel *s, bool *ready)
 
 static void sentinel_stop(struct sentinel *s)
 {
+	double deadline = now_s() + KILL_WAIT_S;
+
+	if (s->in >= 0) {
+		close(s->in);
+		s->in = -1;
+		while (s->pid > 0 && now_s() < deadline) {
+			if (waitpid(s->pid, NULL, WNOHANG) != 0)
+				s->pid = -1;
+			else
+				sleep_ms(20);
+		}
+	}
 	if (s->pid > 0) {
 		kill(s->pid, SIGKILL);
 		waitpid(s->pid, NULL, 0);
@@ -1012,24 +1126,14 @@ static size_t reap(struct launch *l)
 	return l->running;
 }
 
-static bool launch_ok(const struct launch *l)
-{
-	size_t i;
-
-	for (i = 0; i < l->n; i++)
-		if (!WIFEXITED(l->status[i]) || WEXITSTATUS(l->status[i]) != 0)
-			return false;
-	return true;
-}
-
-/* A member whose srun failed while others still run: its index, or -1. */
+/* A member that ended other than with 0 (failed, or stopped for an
+ * event) while others still run: its index, or -1. */
 static int member_failed(const struct launch *l)
 {
 	size_t i;
 
 	for (i = 0; i < l->n; i++)
-		if (l->done[i] && (!WIFEXITED(l->status[i]) ||
-				   WEXITSTATUS(l->status[i]) != 0))
+		if (l->done[i] && member_end_of(l->status[i]) != MEMBER_OK)
 			return (int)i;
 	return -1;
 }
@@ -1253,6 +1357,193 @@ static void ckpt_pass(const struct config *c, unsigned restart, unsigned nnodes)
 			 res.failed, res.deleted);
 }
 
+/* ------------------------------------------------------------------ */
+/* One launch: watch it, end it, say what happened */
+
+/* What happened while a launch ran. */
+struct watch {
+	/* What the launcher saw, NULL if the ranks all exited on their own:
+	 * stop, signal, raised (on the steps), membership (the world changed
+	 * while they ran), member-exit (a member failed while others ran),
+	 * ranks-event (a member stopped for an event while others ran). */
+	const char *cause;
+	char detail[256];
+	bool stopping;
+	char world[256]; /* how the world changed, if it did */
+};
+
+/* Watch the ranks until they all exit or something happens. */
+static void watch_launch(const struct config *c, struct source *src,
+			 struct members *ms, struct launch *l,
+			 struct sentinel *sen, unsigned restart, struct watch *w)
+{
+	double next_poll = now_s() + ALLOC_POLL_MS / 1000.0;
+	double next_ckpt = now_s() + CKPT_TICK_S, settle;
+	bool up = false;
+	int failed;
+
+	memset(w, 0, sizeof(*w));
+	while (reap(l) > 0) {
+		if (got_stop) {
+			w->cause = "stop";
+			snprintf(w->detail, sizeof(w->detail), "signal=%s",
+				 signame((int)got_stop));
+			w->stopping = true;
+			return;
+		}
+		if (got_event) {
+			w->cause = "signal";
+			snprintf(w->detail, sizeof(w->detail), "signal=%s",
+				 signame((int)got_event));
+			return;
+		}
+		if (sentinel_event(c, sen, &w->cause, &w->stopping, w->detail,
+				   sizeof(w->detail)))
+			return;
+		if (l->running < l->n && (failed = member_failed(l)) >= 0) {
+			/* The others may wait on it in a collective. */
+			w->cause = member_end_of(l->status[failed]) ==
+					   MEMBER_EVENT
+				       ? "ranks-event"
+				       : "member-exit";
+			snprintf(w->detail, sizeof(w->detail),
+				 "job=%u nodes=%s", l->job[failed],
+				 ms->m[failed].nodes);
+			return;
+		}
+		if (!up && launch_up(l) >= l->n) {
+			up = true;
+			timeline("ranks-up", restart, ms->nnodes, "ranks=%u",
+				 ms->nnodes * c->nproc_per_node);
+		}
+		if (now_s() >= next_ckpt) {
+			ckpt_pass(c, restart, ms->nnodes);
+			next_ckpt = now_s() + CKPT_TICK_S;
+		}
+		if (world_changed(c, src, ms, &next_poll, w->detail,
+				  sizeof(w->detail))) {
+			w->cause = "membership";
+			return;
+		}
+		if (sen->fd >= 0) {
+			struct pollfd pfd = { sen->fd, POLLIN, 0 };
+
+			poll(&pfd, 1, POLL_MS);
+		} else {
+			sleep_ms(POLL_MS);
+		}
+	}
+
+	/* The ranks all exited: was it an event whose signal reaches us
+	 * after the ranks (slurmd tells the batch step last)? */
+	settle = now_s() + SETTLE_MS / 1000.0;
+	while (!got_event && !got_stop && now_s() < settle) {
+		if (sentinel_event(c, sen, &w->cause, &w->stopping, w->detail,
+				   sizeof(w->detail)))
+			return;
+		sleep_ms(20);
+	}
+	if (got_event || got_stop) {
+		w->cause = got_stop ? "stop" : "signal";
+		w->stopping = got_stop != 0;
+		snprintf(w->detail, sizeof(w->detail), "signal=%s",
+			 signame(got_stop ? (int)got_stop : (int)got_event));
+	}
+}
+
+/*
+ * The grace checked against reality: the ranks took exit_s from being
+ * told to exiting.  Within half the grace of being killed, a larger
+ * checkpoint will not make it: say so while there is time to act.
+ */
+static void grace_check(const struct config *c, unsigned restart,
+			unsigned nnodes, double exit_s, bool killed)
+{
+	if (!c->grace || exit_s * 2 < c->grace)
+		return;
+	timeline("grace-warning", restart, nnodes,
+		 "exit_seconds=%.3f grace=%u killed=%s", exit_s, c->grace,
+		 killed ? "yes" : "no");
+	fprintf(stderr,
+		PROG ": warning: the ranks took %.1f s of the %u s grace to "
+		     "checkpoint and exit%s: raise --elastic-grace (or "
+		     "checkpoint faster) before Slurm kills a checkpoint "
+		     "half-written\n",
+		exit_s, c->grace, killed ? " and were killed" : "");
+}
+
+/* The launcher saw an event: tell the ranks, give them the grace, kill
+ * what is left.  The ranks' time to exit is checked against the grace. */
+static void end_launch(const struct config *c, struct launch *l,
+		       const struct members *ms, unsigned restart,
+		       struct watch *w)
+{
+	double t_event = now_s(), deadline = t_event + c->grace, waited;
+	bool told = false, running = l->running > 0;
+	size_t left;
+	char st[256];
+
+	timeline("event", restart, ms->nnodes, "cause=%s %s", w->cause,
+		 w->detail);
+	if (running)
+		told = raise_launch(c, l) > 0;
+	timeline("told", restart, ms->nnodes, "signal=%s ok=%s", signame(c->sig),
+		 told || !running ? "yes" : "no");
+	while (reap(l) > 0 && now_s() < deadline)
+		sleep_ms(POLL_MS);
+	waited = now_s() - t_event;
+	left = l->running;
+	if (left > 0) {
+		kill_launch(l);
+		timeline("exited", restart, ms->nnodes,
+			 "killed_members=%zu grace=%u waited=%.3f", left,
+			 c->grace, waited);
+	} else {
+		describe_status(l, st, sizeof(st));
+		timeline("exited", restart, ms->nnodes,
+			 "killed_members=0 waited=%.3f status=%s", waited, st);
+	}
+	if (running && !w->stopping)
+		grace_check(c, restart, ms->nnodes, waited, left > 0);
+	ckpt_pass(c, restart, ms->nnodes);
+}
+
+/* What the decision needs to know of a launch that is over. */
+static void observe(const struct config *c, struct source *src,
+		    struct members *ms, const struct launch *l,
+		    struct watch *w, struct launch_obs *o)
+{
+	size_t i;
+
+	memset(o, 0, sizeof(*o));
+	o->stopping = w->stopping;
+	o->event = w->cause && strcmp(w->cause, "member-exit") != 0 &&
+		   strcmp(w->cause, "ranks-event") != 0;
+	for (i = 0; i < l->n; i++) {
+		switch (member_end_of(l->status[i])) {
+		case MEMBER_OK:
+			o->ok++;
+			break;
+		case MEMBER_EVENT:
+			o->event_exits++;
+			break;
+		case MEMBER_FAILED:
+			o->failed++;
+			break;
+		}
+	}
+	if (o->stopping || o->event)
+		return;
+	/* Nothing reached the launcher: ask at once whether the world is
+	 * still the one the ranks were launched on; after a failure, give
+	 * slurmctld and elasticd a moment to show a lost member. */
+	if (!world_intact(c, src, ms, w->world, sizeof(w->world)))
+		o->world_changed = true;
+	else if (o->failed && !o->event_exits)
+		o->world_changed =
+		    world_moved(c, src, ms, w->world, sizeof(w->world));
+}
+
 /*
  * The remote-shell agent of --launcher=mpirun: ELASTIC_RUN_RSH_AGENT,
  * else beside this program (a build tree), else where it is installed.
@@ -1359,7 +1650,7 @@ int main(int argc, char **argv)
 	struct sentinel sen;
 	elastic_error_t err;
 	unsigned long ul;
-	unsigned restart = 0, prev_nnodes = 0, failures = 0;
+	unsigned restart = 0, prev_nnodes = 0, failures = 0, unexplained = 0;
 	uint64_t prev_gen = 0;
 	struct source src;
 	const char *ed_server = NULL, *ed_munge = NULL, *launcher = NULL;
@@ -1506,11 +1797,10 @@ int main(int argc, char **argv)
 	}
 
 	for (;;) {
-		const char *cause = NULL;
+		struct watch w;
+		struct launch_obs obs;
+		struct decision_out d;
 		char detail[256] = "";
-		double next_poll, next_ckpt, t_event = 0;
-		bool up = false, told = false, stopping = false, moved;
-		int failed = -1;
 
 		if (restart > 0 && c.mpirun)
 			drain_steps(&l);
@@ -1532,173 +1822,64 @@ int main(int argc, char **argv)
 			 ms.n, c.nproc_per_node, ms.master_addr, c.port,
 			 (unsigned long long)ms.generation,
 			 src.ed_mode ? "elasticd" : "allocation", detail);
-		detail[0] = '\0';
 		if (launch(&c, &ms, restart, prev_nnodes, &l) < 0)
 			return 1;
 
-		next_poll = now_s() + ALLOC_POLL_MS / 1000.0;
-		next_ckpt = now_s() + CKPT_TICK_S;
-		/* Watch until the ranks exit or an event comes. */
-		while (reap(&l) > 0) {
-			if (got_stop) {
-				cause = "stop";
-				snprintf(detail, sizeof(detail), "signal=%s",
-					 signame((int)got_stop));
-				stopping = true;
-				break;
-			}
-			if (got_event) {
-				cause = "signal";
-				snprintf(detail, sizeof(detail), "signal=%s",
-					 signame((int)got_event));
-				break;
-			}
-			if (sentinel_event(&c, &sen, &cause, &stopping, detail,
-					   sizeof(detail)))
-				break;
-			if (l.running < l.n &&
-			    (failed = member_failed(&l)) >= 0) {
-				/* The others may wait on it in a collective. */
-				cause = "member-exit";
-				snprintf(detail, sizeof(detail),
-					 "job=%u nodes=%s", l.job[failed],
-					 ms.m[failed].nodes);
-				break;
-			}
-			if (!up && launch_up(&l) >= l.n) {
-				up = true;
-				timeline("ranks-up", restart, ms.nnodes,
-					 "ranks=%u",
-					 ms.nnodes * c.nproc_per_node);
-			}
-			if (now_s() >= next_ckpt) {
-				ckpt_pass(&c, restart, ms.nnodes);
-				next_ckpt = now_s() + CKPT_TICK_S;
-			}
-			if (world_changed(&c, &src, &ms, &next_poll, detail,
-					  sizeof(detail))) {
-				cause = "membership";
-				break;
-			}
-			if (sen.fd >= 0) {
-				struct pollfd pfd = { sen.fd, POLLIN, 0 };
-
-				poll(&pfd, 1, POLL_MS);
-			} else {
-				sleep_ms(POLL_MS);
-			}
-		}
-
-		if (!cause) {
-			/* The ranks all exited: was it an event whose signal
-			 * reaches us after the ranks? */
-			double settle = now_s() + SETTLE_MS / 1000.0;
-
-			while (!got_event && !got_stop && now_s() < settle) {
-				if (sentinel_event(&c, &sen, &cause, &stopping,
-						   detail, sizeof(detail)))
-					break;
-				sleep_ms(20);
-			}
-			if (!cause && (got_event || got_stop)) {
-				cause = got_stop ? "stop" : "signal";
-				stopping = got_stop != 0;
-				snprintf(detail, sizeof(detail), "signal=%s",
-					 signame(got_stop ? (int)got_stop
-							  : (int)got_event));
-			}
-		}
-
-		if (cause) {
-			double deadline;
-
-			t_event = now_s();
-			timeline("event", restart, ms.nnodes, "cause=%s %s",
-				 cause, detail);
-			if (l.running > 0)
-				told = raise_launch(&c, &l) > 0;
-			timeline("told", restart, ms.nnodes, "signal=%s ok=%s",
-				 parse_signal_name(c.sig)
-				     ? parse_signal_name(c.sig)
-				     : "?",
-				 told || l.running == 0 ? "yes" : "no");
-			deadline = t_event + c.grace;
-			while (reap(&l) > 0 && now_s() < deadline)
-				sleep_ms(POLL_MS);
-			if (l.running > 0) {
-				size_t left = l.running;
-
-				kill_launch(&l);
-				timeline(
-				    "exited", restart, ms.nnodes,
-				    "killed_members=%zu grace=%u waited=%.3f",
-				    left, c.grace, now_s() - t_event);
-			} else {
-				describe_status(&l, detail, sizeof(detail));
-				timeline(
-				    "exited", restart, ms.nnodes,
-				    "killed_members=0 waited=%.3f status=%s",
-				    now_s() - t_event, detail);
-			}
+		watch_launch(&c, &src, &ms, &l, &sen, restart, &w);
+		if (w.cause)
+			end_launch(&c, &l, &ms, restart, &w);
+		else
 			ckpt_pass(&c, restart, ms.nnodes);
-			if (stopping) {
-				timeline("done", restart, ms.nnodes,
-					 "result=stopped");
-				sentinel_stop(&sen);
-				return 128 +
-				       (got_stop ? (int)got_stop : SIGTERM);
-			}
-			/* A member failed: an elastic event if the world lost
-			 * it (a node or unit failed), else a failure. */
-			if (failed < 0 || world_moved(&c, &src, &ms, detail,
-						      sizeof(detail))) {
-				prev_nnodes = ms.nnodes;
-				prev_gen = ms.generation;
-				restart++;
-				continue;
-			}
-		}
-
-		if (!cause)
-			ckpt_pass(&c, restart, ms.nnodes);
+		observe(&c, &src, &ms, &l, &w, &obs);
+		obs.failures = failures;
+		obs.max_restarts = c.max_restarts;
+		obs.unexplained = unexplained;
+		decide(&obs, &d);
+		unexplained = d.unexplained ? unexplained + 1 : 0;
 		describe_status(&l, detail, sizeof(detail));
-		if (failed < 0 && launch_ok(&l)) {
+
+		switch (d.what) {
+		case DECIDE_STOP:
+			timeline("done", restart, ms.nnodes, "result=stopped");
+			sentinel_stop(&sen);
+			return 128 + (got_stop ? (int)got_stop : SIGTERM);
+		case DECIDE_SUCCESS:
 			timeline("done", restart, ms.nnodes,
 				 "result=success status=%s", detail);
 			sentinel_stop(&sen);
 			return 0;
-		}
-		if (failed < 0) {
-			char why[256];
-
-			moved = world_moved(&c, &src, &ms, why, sizeof(why));
-			if (moved) {
+		case DECIDE_RELAUNCH:
+			/* Said already when the launcher saw the event. */
+			if (!w.cause || strcmp(d.why, "event") != 0)
 				timeline("event", restart, ms.nnodes,
-					 "cause=membership %s status=%s", why,
-					 detail);
-				prev_nnodes = ms.nnodes;
-				prev_gen = ms.generation;
-				restart++;
-				continue;
+					 "cause=%s %s status=%s", d.why,
+					 w.world, detail);
+			prev_gen = ms.generation;
+			break;
+		case DECIDE_RETRY:
+		case DECIDE_GIVE_UP:
+			failures++;
+			timeline("failure", restart, ms.nnodes,
+				 "status=%s failures=%u max_restarts=%u",
+				 detail, failures, c.max_restarts);
+			if (d.what == DECIDE_GIVE_UP) {
+				timeline("done", restart, ms.nnodes,
+					 "result=failed");
+				sentinel_stop(&sen);
+				fprintf(stderr,
+					PROG ": the ranks failed %u time%s on "
+					     "their own (not an elastic event; "
+					     "last: %s), more than "
+					     "--max-restarts=%u: giving up\n",
+					failures, failures == 1 ? "" : "s",
+					detail, c.max_restarts);
+				return 1;
 			}
-		}
-		failures++;
-		timeline("failure", restart, ms.nnodes,
-			 "status=%s failures=%u max_restarts=%u", detail,
-			 failures, c.max_restarts);
-		if (failures > c.max_restarts) {
-			timeline("done", restart, ms.nnodes, "result=failed");
-			sentinel_stop(&sen);
-			fprintf(stderr,
-				PROG ": the ranks failed %u time%s on their "
-				     "own (not an elastic event; last: %s), "
-				     "more than --max-restarts=%u: giving up\n",
-				failures, failures == 1 ? "" : "s", detail,
-				c.max_restarts);
-			return 1;
+			/* The same world again: no new one to wait for. */
+			prev_gen = 0;
+			break;
 		}
 		prev_nnodes = ms.nnodes;
-		prev_gen = 0; /* the same world again: no new one to wait for */
 		restart++;
 	}
 }

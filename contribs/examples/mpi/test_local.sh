@@ -90,7 +90,8 @@ wait_steps() {
 	done
 }
 
-# reap SECONDS: wait (with a deadline) for mpirun to exit 0.
+# reap SECONDS [STATUS]: wait (with a deadline) for mpirun to exit with
+# STATUS (0: finished; 75 after an event: "relaunch me").
 reap() {
 	deadline=$(($(date +%s) + $1))
 	while kill -0 "$MPIRUN_PID" 2>/dev/null; do
@@ -100,7 +101,7 @@ reap() {
 	rc=0
 	wait "$MPIRUN_PID" || rc=$?
 	MPIRUN_PID=""
-	[ "$rc" = 0 ] || fail "mpirun exited $rc"
+	[ "$rc" = "${2:-0}" ] || fail "mpirun exited $rc (want ${2:-0})"
 }
 
 event_step() { sed -n 's/.*elastic event at step \([0-9]*\).*/\1/p' "$T/$1.out"; }
@@ -120,7 +121,7 @@ RESTART=0
 launch a 2 $SL --step-sleep 0.01
 wait_steps 2 40
 kill -URG "$(rank_pids 2 | sort -n | tail -n 1)"
-reap 60
+reap 60 75
 step_a=$(event_step a)
 [ -n "$step_a" ] || fail "2 ranks did not checkpoint on the event"
 [ -f "$T/ckpt/ckpt-$(printf %08d "$step_a").bin" ] || fail "no checkpoint ckpt-$(printf %08d "$step_a").bin"
@@ -131,7 +132,7 @@ RESTART=1
 launch b 3 $SL --step-sleep 0.01
 wait_steps 3 50
 for p in $(rank_pids 3); do kill -URG "$p"; done
-reap 60
+reap 60 75
 grep -q "world 3 restart 1 resumed from .*ckpt-0*$step_a.bin at step $step_a," "$T/b.out" ||
 	fail "3 ranks did not resume at step $step_a"
 step_b=$(event_step b)

@@ -804,7 +804,9 @@ int main(int argc, char **argv)
 			if (slog)
 				fclose(slog);
 			MPI_Finalize();
-			return 0;
+			/* Not 0: the launcher relaunches, never takes it for
+			 * the end of the training. */
+			elastic_exit_event();
 		}
 		if (c.checkpoint_every && st.step % c.checkpoint_every == 0 &&
 		    rank == 0 && c.checkpoint_dir)

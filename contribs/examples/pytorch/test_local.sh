@@ -68,14 +68,21 @@ wait_steps() {
 }
 
 # event: SIGURG to the last rank first, then to the others (as the launcher
-# does, not all at the same instant), then wait for all to exit 0.
+# does, not all at the same instant), then wait for all to exit with the
+# event status.
 event() {
 	for p in $(echo $PIDS | tr ' ' '\n' | sort -rn); do kill -URG "$p"; sleep 0.05; done
-	reap
+	reap 75
 }
 
+# reap [STATUS]: wait for every rank to exit with STATUS (0: finished;
+# 75 after an event: "relaunch me").
 reap() {
-	for p in $PIDS; do wait "$p" || fail "rank pid $p exited $?"; done
+	for p in $PIDS; do
+		rc=0
+		wait "$p" || rc=$?
+		[ "$rc" = "${1:-0}" ] || fail "rank pid $p exited $rc (want ${1:-0})"
+	done
 	PIDS=""
 }
 

@@ -11,7 +11,9 @@ Elastic behaviour:
 * After every step the ranks agree (one small all_reduce that also carries
   the loss) whether any of them saw ``slurm_elastic.elastic_event_detected()``.
   If so, rank 0 writes a checkpoint of the *current* step and all ranks exit
-  0; the launcher relaunches at the new size.
+  with ``slurm_elastic.EXIT_EVENT`` (75): the launcher relaunches at the new
+  size.  Exit status 0 means the training is finished; a relaunch after
+  that finds the final checkpoint and exits 0 at once.
 * A checkpoint holds the model, the optimizer, the global step and the data
   position: the global count of samples consumed.  It does not depend on the
   world size, so it loads at any size.
@@ -363,7 +365,9 @@ def main(argv=None):
                 slog.close()
             dist.destroy_process_group()
             timeline("exit", "step=%d" % step)
-            return 0
+            # Not 0: "stopped for an event, relaunch me", which the
+            # launcher cannot take for the end of the training.
+            return slurm_elastic.EXIT_EVENT
         if args.checkpoint_every and step % args.checkpoint_every == 0:
             checkpoint()
 

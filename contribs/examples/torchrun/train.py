@@ -138,7 +138,7 @@ def main():
                 if rank == 0:
                     print("train: elastic event: checkpoint %s at epoch %d step %d, "
                           "exiting" % (path, epoch, step), flush=True)
-                sys.exit(0)
+                slurm_elastic.exit_for_event()  # status 75: relaunch me
         epoch, pos = epoch + 1, 0
         if rank == 0:
             full = ((model(x) - y) ** 2).mean().item()
