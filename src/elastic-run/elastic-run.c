@@ -1852,8 +1852,9 @@ int main(int argc, char **argv)
 			/* Said already when the launcher saw the event. */
 			if (!w.cause || strcmp(d.why, "event") != 0)
 				timeline("event", restart, ms.nnodes,
-					 "cause=%s %s status=%s", d.why,
-					 w.world, detail);
+					 "cause=%s%s%s status=%s", d.why,
+					 w.world[0] ? " " : "", w.world,
+					 detail);
 			prev_gen = ms.generation;
 			break;
 		case DECIDE_RETRY:
