@@ -617,8 +617,14 @@ static bool world_intact(const struct config *c, struct source *src,
 		return false;
 	for (i = 0; i < cur->n; i++)
 		if (!member_intact(&cur->m[i], detail, len))
-			return false;
-	return nodes_up(cur, detail, len);
+			break;
+	if (i == cur->n && nodes_up(cur, detail, len))
+		return true;
+	/* Slurm saw it first: elasticd's next world may wait the fault
+	 * timeout for a replacement, and so does the relaunch. */
+	if (src->ed_mode)
+		src->degraded = true;
+	return false;
 }
 
 /* Variables of the batch step that would mislead srun --jobid. */

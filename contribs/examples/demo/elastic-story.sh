@@ -51,6 +51,11 @@ world() {
 			case $line in "train_ddp: world $w "*) [ "$seen" = "$n" ] && return 0 ;; esac
 		done
 		[ "$SECONDS" -lt "$end" ] || die "timed out after 120 s waiting for the ranks at world size $w"
+		# A run that ended (or whose launcher gave up) cannot reach it.
+		grep -q '^train_ddp: done:' "$out" &&
+			die "the training finished before the ranks were at world size $w (raise DEMO_EPOCHS)"
+		grep -q '^elastic-run: .* event=done' "$out" &&
+			die "elastic-run ended before the ranks were at world size $w: $(grep '^elastic-run: .* event=done' "$out")"
 		sleep 0.2
 	done
 }
