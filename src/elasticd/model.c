@@ -292,3 +292,13 @@ const struct job_view *snapshot_find(const struct snapshot *s, uint32_t id)
 	}
 	return NULL;
 }
+
+int snapshot_set_steps_gone(struct snapshot *s, uint32_t id, bool gone)
+{
+	struct job_view *j = (struct job_view *)snapshot_find(s, id);
+
+	if (!j)
+		return -1;
+	j->steps_gone = gone;
+	return 0;
+}

@@ -78,6 +78,11 @@ struct job_view {
 	/* Running, and Slurm began preempting it (GraceTime runs), or it
 	 * ended by preemption. */
 	bool preempted;
+	/* Preempted and running, and no step of its own runs any more: the
+	 * ranks it held have left, nothing needs the rest of the grace.
+	 * Set by slurmio (one RPC for all steps, only while a unit is in a
+	 * preemption's grace). */
+	bool steps_gone;
 	uint32_t nnodes;   /* held (running) or asked for (pending) */
 	const char *nodes; /* Slurm node list; "" unless running */
 	uid_t uid;
@@ -127,5 +132,7 @@ size_t snapshot_count(const struct snapshot *s);
 const struct job_view *snapshot_job(const struct snapshot *s, size_t i);
 /* By id after snapshot_finish(); NULL if absent. */
 const struct job_view *snapshot_find(const struct snapshot *s, uint32_t id);
+/* Set job id's steps_gone; 0, or -1 when the snapshot has no such job. */
+int snapshot_set_steps_gone(struct snapshot *s, uint32_t id, bool gone);
 
 #endif

@@ -172,6 +172,54 @@ static int add_job(struct slurmio *io, struct snapshot *s,
 	return snapshot_add(s, &j, err);
 }
 
+static bool in_grace(const struct job_view *j)
+{
+	return j->role == ROLE_UNIT && j->phase == PHASE_RUNNING &&
+	       j->preempted;
+}
+
+/*
+ * Units in a preemption's grace: which still run steps (the group's
+ * ranks)?  Those with none can go at once.  One RPC for every step of the
+ * cluster, and only while some unit is in its grace.  Returns whether a
+ * flag changed.
+ */
+static bool mark_steps(struct slurmio *io, struct snapshot *s)
+{
+	job_step_info_response_msg_t *r = NULL;
+	size_t i, n = snapshot_count(s);
+	bool any = false, flipped = false;
+
+	for (i = 0; i < n && !any; i++)
+		any = in_grace(snapshot_job(s, i));
+	if (!any)
+		return false;
+	rpc(io);
+	if (slurm_get_job_steps(0, NO_VAL, NO_VAL, &r, SHOW_ALL) !=
+	    SLURM_SUCCESS)
+		return false; /* unknown: wait the grace as before */
+	for (i = 0; i < n; i++) {
+		const struct job_view *j = snapshot_job(s, i);
+		bool gone = true;
+
+		if (!in_grace(j))
+			continue;
+		for (uint32_t k = 0; gone && k < r->job_step_count; k++) {
+			const job_step_info_t *st = &r->job_steps[k];
+
+			if (st->step_id.job_id == j->id &&
+			    st->step_id.step_id <= SLURM_MAX_NORMAL_STEP_ID)
+				gone = false;
+		}
+		if (gone != j->steps_gone) {
+			snapshot_set_steps_gone(s, j->id, gone);
+			flipped = true;
+		}
+	}
+	slurm_free_job_step_info_response_msg(r);
+	return flipped;
+}
+
 int slurmio_load(struct slurmio *io, int64_t now_ms, unsigned full_refresh_s,
 		 const struct snapshot **ret, bool *changed,
 		 elastic_error_t *err)
@@ -189,6 +237,7 @@ int slurmio_load(struct slurmio *io, int64_t now_ms, unsigned full_refresh_s,
 		int e = errno;
 
 		if (e == SLURM_NO_CHANGE_IN_DATA && io->snap) {
+			*changed = mark_steps(io, io->snap);
 			*ret = io->snap;
 			return 0;
 		}
@@ -214,6 +263,7 @@ int slurmio_load(struct slurmio *io, int64_t now_ms, unsigned full_refresh_s,
 	free_job_info(msg);
 	snapshot_destroy(io->snap);
 	io->snap = s;
+	mark_steps(io, s);
 	*ret = s;
 	*changed = true;
 	return 0;

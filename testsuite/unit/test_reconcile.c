@@ -32,7 +32,7 @@ struct sjob {
 	enum job_role role;
 	enum job_phase phase;
 	enum job_end end;
-	bool preempted;
+	bool preempted, steps_gone;
 	uint32_t nnodes;
 	uid_t uid;
 	struct unit_tag unit;
@@ -183,6 +183,7 @@ static struct snapshot *snap_of(struct sim *s)
 		j.phase = t->phase;
 		j.end = t->end;
 		j.preempted = t->preempted;
+		j.steps_gone = t->steps_gone;
 		j.nnodes = t->nnodes;
 		snprintf(nodes, sizeof(nodes), "n[%u-%u]", t->id,
 			 t->id + t->nnodes - 1);
@@ -663,6 +664,37 @@ static void preempt_at_once(void **state)
 	st = status(s, NULL, 0);
 	assert_int_equal(st.world_nodes, 4);
 	assert_int_equal(s->raises, 1);
+	sim_free(s);
+}
+
+/* A preempted unit whose ranks have left (no step of its own runs) is
+ * cancelled at once: the preemptor need not wait for the grace. */
+static void preempt_ranks_gone(void **state)
+{
+	struct elastic_opts o;
+	struct sim *s;
+	uint32_t ids[8] = { 0 };
+
+	(void)state;
+	opts_step(&o, 1, 4, 1);
+	s = sim_start(&o);
+	grow_to_target(s);
+	assert_int_equal(units(s, PHASE_RUNNING, ANY, ids, 8), 3);
+	preempt(s, ids[1]);
+	pass(s);
+	assert_int_equal(s->cancels, 0);
+	/* Its ranks checkpoint and exit: 0.3 s later, no step of its own. */
+	advance(s, 300);
+	pass(s);
+	assert_int_equal(s->cancels, 0);
+	job(s, ids[1])->steps_gone = true;
+	pass(s);
+	assert_int_equal(s->cancels, 1);
+	assert_int_equal(s->cancelled[0], ids[1]);
+	/* Not again, and no other unit with it. */
+	advance(s, 30000);
+	pass(s);
+	assert_int_equal(s->cancels, 0);
 	sim_free(s);
 }
 
@@ -1416,6 +1448,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(random_worlds_allowed),
 		cmocka_unit_test(debounce),
 		cmocka_unit_test(preempt_at_once),
+		cmocka_unit_test(preempt_ranks_gone),
 		cmocka_unit_test(preempt_missed_grace),
 		cmocka_unit_test(fault_replaced_in_time),
 		cmocka_unit_test(fault_timeout_shrinks),
