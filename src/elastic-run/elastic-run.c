@@ -316,6 +316,9 @@ struct source {
 	bool degraded;
 	char why[sizeof(((elastic_error_t *)0)->text)]; /* last failure */
 	double next_probe; /* allocation mode: when to ask elasticd again */
+	/* For the next report to elasticd: how long the ranks took to exit
+	 * at the last event, ms (-1: not measured). */
+	long exit_ms;
 };
 
 static enum fetch_result ed_fetch(const struct config *c, struct source *src,
@@ -355,6 +358,7 @@ static int source_init(struct source *src, const char *server,
 	elastic_error_t err;
 
 	memset(src, 0, sizeof(*src));
+	src->exit_ms = -1;
 	if (!server && (server = getenv("ELASTIC_RUN_ELASTICD")) && *server)
 		from = "ELASTIC_RUN_ELASTICD";
 	if (server && !*server)
@@ -1378,6 +1382,22 @@ struct watch {
 	char world[256]; /* how the world changed, if it did */
 };
 
+/* Tell elasticd the ranks run in its world (the resize is over) and how
+ * long they took to leave the last one. */
+static void report_up(const struct config *c, struct source *src,
+		      const struct members *ms)
+{
+	elastic_error_t err;
+
+	if (!src->ed_mode)
+		return;
+	if (elasticd_report(&src->ed, c->job_id, ms->generation, src->exit_ms,
+			    ED_TIMEOUT_MS, &err) < 0)
+		fprintf(stderr, PROG ": warning: report to elasticd: %s\n",
+			err.text);
+	src->exit_ms = -1;
+}
+
 /* Watch the ranks until they all exit or something happens. */
 static void watch_launch(const struct config *c, struct source *src,
 			 struct members *ms, struct launch *l,
@@ -1421,6 +1441,7 @@ static void watch_launch(const struct config *c, struct source *src,
 			up = true;
 			timeline("ranks-up", restart, ms->nnodes, "ranks=%u",
 				 ms->nnodes * c->nproc_per_node);
+			report_up(c, src, ms);
 		}
 		if (now_s() >= next_ckpt) {
 			ckpt_pass(c, restart, ms->nnodes);
@@ -1480,9 +1501,9 @@ static void grace_check(const struct config *c, unsigned restart,
 
 /* The launcher saw an event: tell the ranks, give them the grace, kill
  * what is left.  The ranks' time to exit is checked against the grace. */
-static void end_launch(const struct config *c, struct launch *l,
-		       const struct members *ms, unsigned restart,
-		       struct watch *w)
+static void end_launch(const struct config *c, struct source *src,
+		       struct launch *l, const struct members *ms,
+		       unsigned restart, struct watch *w)
 {
 	double t_event = now_s(), deadline = t_event + c->grace, waited;
 	bool told = false, running = l->running > 0;
@@ -1509,8 +1530,10 @@ static void end_launch(const struct config *c, struct launch *l,
 		timeline("exited", restart, ms->nnodes,
 			 "killed_members=0 waited=%.3f status=%s", waited, st);
 	}
-	if (running && !w->stopping)
+	if (running && !w->stopping) {
 		grace_check(c, restart, ms->nnodes, waited, left > 0);
+		src->exit_ms = (long)(waited * 1000);
+	}
 	ckpt_pass(c, restart, ms->nnodes);
 }
 
@@ -1743,6 +1766,7 @@ int main(int argc, char **argv)
 	}
 
 	memset(&src, 0, sizeof(src));
+	src.exit_ms = -1;
 	slurm_init(NULL);
 	if (load_job(c.job_id, &v, &err) < 0) {
 		fprintf(stderr, PROG ": %s\n", err.text);
@@ -1833,7 +1857,7 @@ int main(int argc, char **argv)
 
 		watch_launch(&c, &src, &ms, &l, &sen, restart, &w);
 		if (w.cause)
-			end_launch(&c, &l, &ms, restart, &w);
+			end_launch(&c, &src, &l, &ms, restart, &w);
 		else
 			ckpt_pass(&c, restart, ms.nnodes);
 		observe(&c, &src, &ms, &l, &w, &obs);

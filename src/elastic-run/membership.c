@@ -207,49 +207,72 @@ static int credential(const struct elasticd_client *c, char **cred,
 	return rc;
 }
 
-enum fetch_result elasticd_fetch(const struct elasticd_client *c, uint32_t job,
-				 unsigned timeout_ms, struct members *ms,
-				 elastic_error_t *err)
+/* One request to elasticd with a fresh credential: its status (0 when it
+ * was not answered: err says why) and body. */
+static long request(const struct elasticd_client *c, const char *method,
+		    const char *path, unsigned timeout_ms,
+		    struct apiclient_body *b, elastic_error_t *err)
 {
-	char url[sizeof(c->url) + 64], errbuf[CURL_ERROR_SIZE] = "";
+	char url[sizeof(c->url) + 128], errbuf[CURL_ERROR_SIZE] = "";
 	char *cred = NULL, *auth;
 	struct curl_slist *hdr = NULL;
-	struct apiclient_body b = { .max = MAX_GROUP_BODY };
-	enum fetch_result fr;
 	long status = 0;
 	CURLcode cc;
 	CURL *curl;
-	int r;
 
 	if (credential(c, &cred, err) < 0)
-		return FETCH_ERROR;
+		return -1;
 	if (asprintf(&auth, "Authorization: Munge %s", cred) < 0) {
 		free(cred);
 		elastic_errorf(err, "out of memory");
-		return FETCH_ERROR;
+		return -1;
 	}
 	free(cred);
-	snprintf(url, sizeof(url), "%s/v1/groups/%u", c->url, job);
+	snprintf(url, sizeof(url), "%s%s", c->url, path);
 	curl = curl_easy_init();
 	if (!curl) {
 		free(auth);
 		elastic_errorf(err, "cannot initialise libcurl");
-		return FETCH_ERROR;
+		return -1;
 	}
 	hdr = curl_slist_append(hdr, auth);
 	hdr = curl_slist_append(hdr, "Accept: application/json");
 	apiclient_setopt(curl, url, hdr, (long)timeout_ms, errbuf,
-			 apiclient_body_cb, &b, "elastic-run/" PACKAGE_VERSION);
+			 apiclient_body_cb, b, "elastic-run/" PACKAGE_VERSION);
+	if (strcmp(method, "GET") != 0) {
+		curl_easy_setopt(curl, CURLOPT_POST, 1L);
+		curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE, 0L);
+		curl_easy_setopt(curl, CURLOPT_POSTFIELDS, "");
+	}
 	cc = curl_easy_perform(curl);
 	if (cc == CURLE_OK)
 		curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
 	curl_easy_cleanup(curl);
 	curl_slist_free_all(hdr);
 	free(auth);
-
 	if (cc != CURLE_OK) {
 		elastic_errorf(err, "elasticd at %s: %s", c->server,
 			       *errbuf ? errbuf : curl_easy_strerror(cc));
+		return 0;
+	}
+	return status;
+}
+
+enum fetch_result elasticd_fetch(const struct elasticd_client *c, uint32_t job,
+				 unsigned timeout_ms, struct members *ms,
+				 elastic_error_t *err)
+{
+	struct apiclient_body b = { .max = MAX_GROUP_BODY };
+	enum fetch_result fr;
+	char path[64];
+	long status;
+	int r;
+
+	snprintf(path, sizeof(path), "/v1/groups/%u", job);
+	status = request(c, "GET", path, timeout_ms, &b, err);
+	if (status < 0)
+		return FETCH_ERROR;
+	if (status == 0) {
 		fr = FETCH_UNREACHABLE;
 	} else if (status == 200) {
 		r = members_parse_group(b.data, job, ms, err);
@@ -271,4 +294,28 @@ enum fetch_result elasticd_fetch(const struct elasticd_client *c, uint32_t job,
 	}
 	free(b.data);
 	return fr;
+}
+
+int elasticd_report(const struct elasticd_client *c, uint32_t job,
+		    uint64_t generation, long exit_ms, unsigned timeout_ms,
+		    elastic_error_t *err)
+{
+	struct apiclient_body b = { .max = 4096 };
+	char path[128];
+	long status;
+	int n;
+
+	n = snprintf(path, sizeof(path), "/v1/groups/%u/report?generation=%llu",
+		     job, (unsigned long long)generation);
+	if (exit_ms >= 0)
+		snprintf(path + n, sizeof(path) - (size_t)n, "&exit_ms=%ld",
+			 exit_ms);
+	status = request(c, "POST", path, timeout_ms, &b, err);
+	if (status > 0 && status != 202)
+		elastic_errorf(err, "elasticd at %s answered %ld%s%.*s",
+			       c->server, status, b.data ? ": " : "",
+			       b.data ? (int)strcspn(b.data, "\r\n") : 0,
+			       b.data ? b.data : "");
+	free(b.data);
+	return status == 202 ? 0 : -1;
 }

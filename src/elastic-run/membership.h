@@ -75,4 +75,13 @@ enum fetch_result elasticd_fetch(const struct elasticd_client *c, uint32_t job,
 				 unsigned timeout_ms, struct members *ms,
 				 elastic_error_t *err);
 
+/*
+ * POST /v1/groups/<job>/report: the ranks run in world generation, and
+ * took exit_ms (-1: not measured) from being told of the last event to
+ * exiting.  0, or -1 with err set.
+ */
+int elasticd_report(const struct elasticd_client *c, uint32_t job,
+		    uint64_t generation, long exit_ms, unsigned timeout_ms,
+		    elastic_error_t *err);
+
 #endif

@@ -488,6 +488,21 @@ static void members_summary(json_object *g, char *buf, size_t len)
 		snprintf(buf, len, "none");
 }
 
+/* The launcher reported ranks slow to leave: say so under the group. */
+static void print_grace_warning(json_object *g, const char *indent)
+{
+	json_object *w = field(g, "grace_warning"),
+		    *s = field(g, "last_exit_seconds");
+
+	if (!w || !json_object_get_boolean(w) || !s)
+		return;
+	printf("%sWARNING: group %lld: the ranks took %.1f s of the %lld s "
+	       "grace to checkpoint and exit: raise --elastic-grace (or "
+	       "checkpoint faster)\n",
+	       indent, num(g, "id"), json_object_get_double(s),
+	       num(g, "grace"));
+}
+
 static void print_groups(json_object *d)
 {
 	struct table t = {
@@ -522,6 +537,8 @@ static void print_groups(json_object *d)
 			  members);
 	}
 	table_print(&t, "");
+	for (size_t i = 0; i < n; i++)
+		print_grace_warning(aget(d, "groups", i), "");
 }
 
 static void print_group(json_object *g)
@@ -545,6 +562,7 @@ static void print_group(json_object *g)
 	       "master %s\n",
 	       num(g, "world_nodes"), num(g, "min"), num(g, "max"),
 	       num(g, "generation"), str(g, "master_addr", "-"));
+	print_grace_warning(g, "  ");
 	if (n == 0)
 		return;
 	printf("\n");

@@ -62,6 +62,8 @@ static struct {
 	struct held_view *cur;
 	uint32_t raise[API_RAISE_MAX];
 	size_t nraise;
+	struct launch_report report[API_RAISE_MAX];
+	size_t nreport;
 } api = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 /* The uids of the admin names that exist (others are skipped: a user
@@ -148,6 +150,41 @@ static int queue_raise(uint32_t id)
 out:
 	pthread_mutex_unlock(&api.lock);
 	return rc;
+}
+
+/* Queue a launcher's report; a newer one of the same group replaces it.
+ * -1 if the queue is full. */
+static int queue_report(const struct launch_report *rep)
+{
+	int rc = 0;
+	size_t i;
+
+	pthread_mutex_lock(&api.lock);
+	for (i = 0; i < api.nreport; i++)
+		if (api.report[i].group == rep->group)
+			break;
+	if (i < api.nreport)
+		api.report[i] = *rep;
+	else if (api.nreport == API_RAISE_MAX)
+		rc = -1;
+	else
+		api.report[api.nreport++] = *rep;
+	pthread_mutex_unlock(&api.lock);
+	return rc;
+}
+
+int api_take_reports(struct launch_report *out, size_t max)
+{
+	size_t n;
+
+	pthread_mutex_lock(&api.lock);
+	n = api.nreport < max ? api.nreport : max;
+	memcpy(out, api.report, n * sizeof(out[0]));
+	memmove(api.report, api.report + n,
+		(api.nreport - n) * sizeof(api.report[0]));
+	api.nreport -= n;
+	pthread_mutex_unlock(&api.lock);
+	return (int)n;
 }
 
 int api_take_raise_requests(uint32_t *ids, size_t max)
@@ -272,6 +309,28 @@ static int authenticate(struct MHD_Connection *conn, struct auth_caller *c,
 	return 0;
 }
 
+/* POST /v1/groups/ID/report: the group's launcher says where its ranks
+ * are; taken by the loop at its next cycle. */
+static enum MHD_Result serve_report(struct MHD_Connection *conn,
+				    const struct group_info *g)
+{
+	struct launch_report rep = { .group = g->base_job_id };
+	const char *why;
+
+	if (route_parse_report(MHD_lookup_connection_value(
+				   conn, MHD_GET_ARGUMENT_KIND, "generation"),
+			       MHD_lookup_connection_value(
+				   conn, MHD_GET_ARGUMENT_KIND, "exit_ms"),
+			       &rep, &why) < 0)
+		return reply_error(conn, MHD_HTTP_BAD_REQUEST, why);
+	if (queue_report(&rep) < 0)
+		return reply_error(conn, MHD_HTTP_SERVICE_UNAVAILABLE,
+				   "too many reports queued: try again in a "
+				   "few seconds");
+	return reply(conn, MHD_HTTP_ACCEPTED, JSON_TYPE,
+		     render_report(g->base_job_id), NULL);
+}
+
 /* The /v1 endpoints, for an authenticated caller and a view. */
 static enum MHD_Result serve_v1(struct MHD_Connection *conn,
 				const struct route *r,
@@ -315,6 +374,8 @@ static enum MHD_Result serve_v1(struct MHD_Connection *conn,
 					   "try again in a few seconds");
 		return reply(conn, MHD_HTTP_ACCEPTED, JSON_TYPE,
 			     render_raise(g->base_job_id), NULL);
+	case ROUTE_REPORT:
+		return serve_report(conn, g);
 	default:
 		return reply_error(conn, MHD_HTTP_NOT_FOUND, "no such path");
 	}
@@ -512,6 +573,7 @@ void api_stop(void)
 	h = api.cur;
 	api.cur = NULL;
 	api.nraise = 0;
+	api.nreport = 0;
 	free(api.munge_socket);
 	api.munge_socket = NULL;
 	pthread_mutex_unlock(&api.lock);

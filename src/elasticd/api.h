@@ -7,6 +7,7 @@
 
 #include "common/error.h"
 #include "common/policy.h"
+#include "api_route.h"
 #include "groupinfo.h"
 
 /*
@@ -51,5 +52,12 @@ void api_stop(void);
  * running when asked; the daemon decides what raising means now.
  */
 int api_take_raise_requests(uint32_t *ids, size_t max);
+
+/*
+ * The launchers' reports (POST /v1/groups/ID/report), the newest of each
+ * group: moves up to max into out and returns how many.  The API checked
+ * the caller may act on the group and the arguments' bounds.
+ */
+int api_take_reports(struct launch_report *out, size_t max);
 
 #endif

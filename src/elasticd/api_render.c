@@ -110,6 +110,14 @@ static json_object *group_json(const struct group_info *g, bool *ok)
 	put_int(o, "generation", (int64_t)g->generation, ok);
 	put_int(o, "world_nodes", g->world_nodes, ok);
 	put_str(o, "master_addr", g->master_addr, ok);
+	put_int(o, "grace", g->grace, ok);
+	if (g->last_exit_ms >= 0)
+		put(o, "last_exit_seconds",
+		    json_object_new_double((double)g->last_exit_ms / 1000.0),
+		    ok);
+	else
+		put_null(o, "last_exit_seconds", ok);
+	put(o, "grace_warning", json_object_new_boolean(g->grace_warning), ok);
 	for (size_t i = 0; i < g->nmembers; i++)
 		push(members, member_json(&g->members[i], ok), ok);
 	put(o, "members", members, ok);
@@ -168,6 +176,16 @@ char *render_raise(uint32_t id)
 
 	put_int(o, "id", id, &ok);
 	put_str(o, "raise", "queued", &ok);
+	return finish(o, ok);
+}
+
+char *render_report(uint32_t id)
+{
+	bool ok = true;
+	json_object *o = obj(&ok);
+
+	put_int(o, "id", id, &ok);
+	put_str(o, "report", "queued", &ok);
 	return finish(o, ok);
 }
 

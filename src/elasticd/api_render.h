@@ -30,6 +30,8 @@ char *render_events(const struct group_info *g);
 
 /* {"id", "raise": "queued"} */
 char *render_raise(uint32_t id);
+/* {"id": ID, "report": "queued"} */
+char *render_report(uint32_t id);
 
 /* {"error": message, "status": status} */
 char *render_error(int status, const char *message);

@@ -66,10 +66,38 @@ void route_parse(const char *method, const char *path, struct route *ret)
 		return set(ret, ROUTE_EVENTS, id, GET, get);
 	if (!strcmp(rest, "/raise"))
 		return set(ret, ROUTE_RAISE, id, POST, post);
+	if (!strcmp(rest, "/report"))
+		return set(ret, ROUTE_REPORT, id, POST, post);
+}
+
+int route_parse_report(const char *generation, const char *exit_ms,
+		       struct launch_report *ret, const char **why)
+{
+	unsigned long v;
+
+	if (!generation ||
+	    parse_uint(generation, 1, (1UL << 63), &v) != PARSE_OK) {
+		*why = "generation: a world generation is required (allowed: "
+		       "1 to 9223372036854775808)";
+		return -1;
+	}
+	ret->generation = v;
+	ret->exit_ms = -1;
+	if (exit_ms) {
+		if (parse_uint(exit_ms, 0, REPORT_EXIT_MS_MAX, &v) !=
+		    PARSE_OK) {
+			*why = "exit_ms: milliseconds the ranks took to exit "
+			       "(allowed: 0 to 86400000)";
+			return -1;
+		}
+		ret->exit_ms = (int64_t)v;
+	}
+	return 0;
 }
 
 bool route_needs_auth(const struct route *r)
 {
 	return r->kind == ROUTE_GROUPS || r->kind == ROUTE_GROUP ||
-	       r->kind == ROUTE_EVENTS || r->kind == ROUTE_RAISE;
+	       r->kind == ROUTE_EVENTS || r->kind == ROUTE_RAISE ||
+	       r->kind == ROUTE_REPORT;
 }

@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "groupinfo.h"
+
 /*
  * Which endpoint a request is for: pure string work on the method and the
  * path (without the query string), so that every path is unit-tested.
@@ -17,17 +19,26 @@ enum route_kind {
 	ROUTE_GROUP,	 /* GET /v1/groups/ID */
 	ROUTE_EVENTS,	 /* GET /v1/groups/ID/events */
 	ROUTE_RAISE,	 /* POST /v1/groups/ID/raise */
+	ROUTE_REPORT,	 /* POST /v1/groups/ID/report?generation=G[&exit_ms=M] */
 };
 
 struct route {
 	enum route_kind kind;
-	uint32_t id;	   /* ROUTE_GROUP, _EVENTS, _RAISE: the job id */
+	uint32_t id;	   /* ROUTE_GROUP, _EVENTS, _RAISE, _REPORT: job id */
 	const char *allow; /* the methods the path takes ("GET, HEAD") */
 	bool method_ok;	   /* false: the path exists, not with this method */
 };
 
 /* GET and HEAD read; POST acts.  ID is a job id: 1 to 4294967295. */
 void route_parse(const char *method, const char *path, struct route *ret);
+
+#define REPORT_EXIT_MS_MAX 86400000 /* one day */
+
+/* The report's query arguments (either may be NULL: missing): generation
+ * 1..2^63, exit_ms 0..REPORT_EXIT_MS_MAX, decimal digits only.  0, or -1
+ * with *why set to a static message naming the argument. */
+int route_parse_report(const char *generation, const char *exit_ms,
+		       struct launch_report *ret, const char **why);
 
 /* true for every path under /v1/ (they need a credential). */
 bool route_needs_auth(const struct route *r);

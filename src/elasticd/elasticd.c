@@ -311,6 +311,19 @@ static void api_raises(void)
 	perform(&ctx.actions, now_ms());
 }
 
+/* What the groups' launchers reported through the API. */
+static void api_reports(void)
+{
+	struct launch_report reps[RAISE_BATCH];
+	int n = api_take_reports(reps, RAISE_BATCH);
+
+	for (int i = 0; i < n; i++)
+		if (reconcile_report(ctx.rec, &reps[i], now_ms()) < 0)
+			logf_("group %u: a report from its launcher, but it "
+			      "has no world",
+			      reps[i].group);
+}
+
 /* ------------------------------------------------------------ the loop */
 
 static void cycle(void)
@@ -345,6 +358,7 @@ static void cycle(void)
 	ctx.m.cycles++;
 	perform(&ctx.actions, now);
 	api_raises();
+	api_reports();
 	state_save();
 
 	ctx.m.slurm_rpcs_last_cycle = slurmio_rpcs_cycle(ctx.io);

@@ -59,6 +59,9 @@ enum event_cause {
 	CAUSE_ONDEMAND, /* fell back to on-demand units */
 	CAUSE_RETURN,	/* back from on-demand to preemptible units */
 	CAUSE_END,	/* the base job ended */
+	/* Not a resize: the launcher reported ranks that took half the
+	 * grace or more to checkpoint and exit. */
+	CAUSE_GRACE_WARNING,
 };
 const char *event_cause_name(enum event_cause c); /* "preempt" */
 
@@ -85,6 +88,20 @@ struct group_info {
 	struct member_info *members;
 	size_t nevents; /* the most recent events, oldest first */
 	struct event_info *events;
+	/* The launcher's last report: how long its ranks took from being
+	 * told to exiting (-1: none), against the job's grace (seconds). */
+	int64_t last_exit_ms;
+	uint32_t grace;
+	bool grace_warning; /* last_exit_ms is half the grace or more */
+};
+
+/* A launcher's report (POST /v1/groups/ID/report): its ranks run in
+ * world generation, and took exit_ms (-1: not measured) from being told
+ * of the last event to exiting. */
+struct launch_report {
+	uint32_t group;
+	uint64_t generation;
+	int64_t exit_ms;
 };
 
 /* Counters for /metrics, cumulative since elasticd started. */

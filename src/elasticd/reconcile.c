@@ -97,6 +97,10 @@ struct group {
 	struct event events[GROUP_MAX_EVENTS];
 	size_t nevents, event_head; /* ring */
 
+	/* the launcher's last report (reconcile_report) */
+	int64_t last_exit_ms; /* -1: none */
+	bool grace_warning;
+
 	/* this pass */
 	uint64_t pass;
 	const struct job_view *base;
@@ -290,6 +294,7 @@ static struct group *add_group(struct reconcile *r, uint32_t id)
 		return NULL;
 	g->id = id;
 	g->state = GROUP_PENDING;
+	g->last_exit_ms = -1;
 	h = hash(id, r->nbuckets);
 	g->next = r->buckets[h];
 	r->buckets[h] = g;
@@ -1025,18 +1030,25 @@ static int step_running(struct reconcile *r, struct group *g,
 	 * Preempted units: Slurm ends them at the end of its GraceTime (and
 	 * KillWait), but their ranks need only --elastic-grace to
 	 * checkpoint; cancelling them then lets the preemptor start sooner.
-	 * One that was in no world has no ranks: at once.
+	 * One that was in no world, or whose ranks have all left (no step
+	 * of its own runs), holds nothing of the group's: at once.  The
+	 * time is set when the preemption is first seen (the world drops
+	 * the unit in the same pass); later, its steps ending bring it
+	 * forward.
 	 */
 	for (size_t i = 0; i < g->nunits; i++) {
 		const struct job_view *u = g->units[i];
+		bool seen;
 
-		if (u->phase != PHASE_RUNNING || !u->preempted ||
-		    released(g, u->id))
+		if (u->phase != PHASE_RUNNING || !u->preempted)
+			continue;
+		seen = released(g, u->id) != NULL;
+		if (seen && !u->steps_gone)
 			continue;
 		if (release_at(g, u->id,
-			       in_world(g, u->id)
-				   ? now + (int64_t)o->grace * 1000
-				   : now) < 0)
+			       u->steps_gone || !in_world(g, u->id)
+				   ? now
+				   : now + (int64_t)o->grace * 1000) < 0)
 			return -1;
 	}
 
@@ -1529,6 +1541,34 @@ int reconcile_raise_request(struct reconcile *r, uint32_t group,
 	return raise_world(r, g, " (asked through the API)", out);
 }
 
+int reconcile_report(struct reconcile *r, const struct launch_report *rep,
+		     int64_t now)
+{
+	struct group *g = find(r, rep->group);
+	unsigned grace;
+	char why[128];
+
+	if (!g || !g->formed || !g->base || !g->base->opts)
+		return -1;
+	/* Its ranks run in the current world: the resize is over, whatever
+	 * is left of the grace. */
+	if (rep->generation == g->generation)
+		g->resizing_until = 0;
+	if (rep->exit_ms < 0)
+		return 0;
+	grace = g->base->opts->grace;
+	g->last_exit_ms = rep->exit_ms;
+	g->grace_warning = grace && rep->exit_ms * 2 >= (int64_t)grace * 1000;
+	if (g->grace_warning) {
+		snprintf(why, sizeof(why),
+			 "ranks took %.1f s of the %u s grace to checkpoint "
+			 "and exit",
+			 (double)rep->exit_ms / 1000.0, grace);
+		add_event(g, now, CAUSE_GRACE_WARNING, why);
+	}
+	return 0;
+}
+
 int reconcile_group_status(const struct reconcile *r, uint32_t group,
 			   struct reconcile_group_status *ret, uint32_t *world,
 			   size_t max)
@@ -1568,6 +1608,9 @@ static int view_group(const struct reconcile *r, const struct group *g,
 	gi->max = g->max;
 	gi->generation = g->generation;
 	gi->world_nodes = g->formed ? g->world_nodes : 0;
+	gi->last_exit_ms = g->last_exit_ms;
+	gi->grace_warning = g->grace_warning;
+	gi->grace = g->base && g->base->opts ? g->base->opts->grace : 0;
 	if (g->base && g->base->phase == PHASE_RUNNING && g->base->nodes[0]) {
 		gi->master_addr = nodelist_first_host(g->base->nodes);
 		if (!gi->master_addr)

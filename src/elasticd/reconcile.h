@@ -130,6 +130,16 @@ void reconcile_submitted(struct reconcile *r, uint32_t group, uint32_t token,
 			 uint32_t job_id, int64_t now_ms);
 
 /*
+ * A launcher's report (POST /v1/groups/ID/report): its ranks run in
+ * rep->generation (the current one ends the group's RESIZING at once),
+ * and took rep->exit_ms to leave at the last event (a grace-warning event
+ * when that is half the job's grace or more).  0, or -1 when the group
+ * has no world.
+ */
+int reconcile_report(struct reconcile *r, const struct launch_report *rep,
+		     int64_t now);
+
+/*
  * A raise asked for through the API: appends an ACTION_RAISE of the
  * group's world to out (not cleared) if it has one.  Returns 0, or -1
  * if the group has no world (not running, or not formed yet).

@@ -49,9 +49,10 @@ const char *event_cause_name(enum event_cause c)
 		[CAUSE_PREEMPT] = "preempt",   [CAUSE_FAIL] = "fail",
 		[CAUSE_ONDEMAND] = "ondemand", [CAUSE_RETURN] = "return",
 		[CAUSE_END] = "end",
+		[CAUSE_GRACE_WARNING] = "grace-warning",
 	};
 
-	return (unsigned)c <= CAUSE_END ? names[c] : "unknown";
+	return (unsigned)c <= CAUSE_GRACE_WARNING ? names[c] : "unknown";
 }
 
 static void group_free(struct group_info *g)
