@@ -60,6 +60,9 @@ static struct elasticd_view *make_view(void)
 	g->generation = 3;
 	g->world_nodes = 6;
 	g->master_addr = strdup("n1");
+	g->grace = 20;
+	g->last_exit_ms = 12500;
+	g->grace_warning = true;
 	g->nmembers = 4;
 	g->members = m = calloc(4, sizeof(*m));
 	assert_non_null(m);
@@ -93,6 +96,7 @@ static struct elasticd_view *make_view(void)
 	g->base_job_id = 200;
 	g->user_id = BOB;
 	g->state = GROUP_PENDING;
+	g->last_exit_ms = -1;
 	g->min = 1;
 	g->max = 4;
 
@@ -141,6 +145,9 @@ static void route_paths(void **state)
 		{ "GET", "/v1/groups/42/events", ROUTE_EVENTS, 42, true },
 		{ "POST", "/v1/groups/42/raise", ROUTE_RAISE, 42, true },
 		{ "GET", "/v1/groups/42/raise", ROUTE_RAISE, 42, false },
+		{ "POST", "/v1/groups/42/report", ROUTE_REPORT, 42, true },
+		{ "GET", "/v1/groups/42/report", ROUTE_REPORT, 42, false },
+		{ "POST", "/v1/groups/42/report/", ROUTE_NOT_FOUND, 0, true },
 		{ "PUT", "/v1/groups/42", ROUTE_GROUP, 42, false },
 		/* Nothing else exists. */
 		{ "GET", "/", ROUTE_NOT_FOUND, 0, true },
@@ -175,6 +182,41 @@ static void route_paths(void **state)
 	}
 }
 
+/* The launcher's report: strict arguments, each error names its own. */
+static void report_args(void **state)
+{
+	struct launch_report r = { 0 };
+	const char *why = NULL;
+
+	(void)state;
+	assert_int_equal(route_parse_report("3", NULL, &r, &why), 0);
+	assert_int_equal(r.generation, 3);
+	assert_int_equal(r.exit_ms, -1);
+	assert_int_equal(route_parse_report("18446744073709551", "0", &r, &why),
+			 0);
+	assert_int_equal(r.exit_ms, 0);
+	assert_int_equal(route_parse_report("7", "86400000", &r, &why), 0);
+	assert_int_equal(r.exit_ms, 86400000);
+	static const char *const bad_gen[] = { NULL, "", "0", "-1", "+1",
+					       "1x", " 1", "0x10",
+					       "9223372036854775809",
+					       "99999999999999999999" };
+	for (size_t i = 0; i < N(bad_gen); i++) {
+		why = NULL;
+		assert_int_equal(route_parse_report(bad_gen[i], "5", &r, &why),
+				 -1);
+		assert_non_null(strstr(why, "generation:"));
+	}
+	static const char *const bad_ms[] = { "", "-1", "86400001", "1.5",
+					      "1e3", "ms" };
+	for (size_t i = 0; i < N(bad_ms); i++) {
+		why = NULL;
+		assert_int_equal(route_parse_report("1", bad_ms[i], &r, &why),
+				 -1);
+		assert_non_null(strstr(why, "exit_ms:"));
+	}
+}
+
 static void route_allow_and_auth(void **state)
 {
 	struct route r;
@@ -186,6 +228,9 @@ static void route_allow_and_auth(void **state)
 	assert_string_equal(r.allow, "GET, HEAD");
 	assert_true(route_needs_auth(&r));
 	route_parse("GET", "/v1/groups", &r);
+	assert_true(route_needs_auth(&r));
+	route_parse("GET", "/v1/groups/7/report", &r);
+	assert_string_equal(r.allow, "POST");
 	assert_true(route_needs_auth(&r));
 	route_parse("GET", "/v1/groups/7/events", &r);
 	assert_true(route_needs_auth(&r));
@@ -550,8 +595,10 @@ static void has_keys(json_object *o, const char *const *keys, size_t n)
 }
 
 static const char *const group_keys[] = {
-	"id",  "user",	     "uid",	    "account",	   "state",   "min",
-	"max", "generation", "world_nodes", "master_addr", "members",
+	"id",	     "user",	    "uid",	   "account",
+	"state",     "min",	    "max",	   "generation",
+	"world_nodes", "master_addr", "grace",	   "last_exit_seconds",
+	"grace_warning", "members",
 };
 static const char *const member_keys[] = { "job_id", "kind",  "state",
 					   "nnodes", "nodes", "in_world" };
@@ -571,6 +618,10 @@ static void check_group100(json_object *g)
 	is_int(g, "min", 2);
 	is_int(g, "max", 8);
 	is_int(g, "generation", 3);
+	is_int(g, "grace", 20);
+	assert_true(json_object_get_double(get(g, "last_exit_seconds")) ==
+		    12.5);
+	is_bool(g, "grace_warning", true);
 	is_int(g, "world_nodes", 6);
 	is_str(g, "master_addr", "n1");
 	m = get(g, "members");
@@ -619,6 +670,9 @@ static void json_group(void **state)
 	is_str(g, "state", "PENDING");
 	is_int(g, "generation", 0);
 	is_str(g, "master_addr", NULL);
+	assert_true(json_object_is_type(get(g, "last_exit_seconds"),
+					json_type_null));
+	is_bool(g, "grace_warning", false);
 	assert_int_equal(json_object_array_length(get(g, "members")), 0);
 	json_object_put(g);
 	view_free(v);
@@ -978,6 +1032,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(route_paths),
 		cmocka_unit_test(route_allow_and_auth),
+		cmocka_unit_test(report_args),
 		cmocka_unit_test(hostport_good),
 		cmocka_unit_test(hostport_bad),
 		cmocka_unit_test(header_good),

@@ -698,6 +698,62 @@ static void preempt_ranks_gone(void **state)
 	sim_free(s);
 }
 
+/* The launcher's report: its ranks run in the new world, so the group is
+ * RUNNING again before the grace ends; slow ranks are a grace warning. */
+static void launcher_report(void **state)
+{
+	struct elastic_opts o;
+	struct sim *s;
+	uint32_t ids[8] = { 0 };
+	struct reconcile_group_status st;
+	struct launch_report rep = { .group = BASE };
+	struct elasticd_view *v;
+
+	(void)state;
+	opts_step(&o, 1, 4, 1);
+	s = sim_start(&o);
+	grow_to_target(s);
+	units(s, PHASE_RUNNING, ANY, ids, 8);
+	preempt(s, ids[1]);
+	pass(s);
+	st = status(s, NULL, 0);
+	assert_int_equal(st.state, GROUP_RESIZING);
+	/* An old world's report changes nothing. */
+	rep.generation = st.generation - 1;
+	assert_int_equal(reconcile_report(s->r, &rep, s->now), 0);
+	advance(s, 500);
+	pass(s);
+	assert_int_equal(status(s, NULL, 0).state, GROUP_RESIZING);
+	/* The new one's: RUNNING, 29 s before the grace would end. */
+	rep.generation = st.generation;
+	rep.exit_ms = 2000;
+	assert_int_equal(reconcile_report(s->r, &rep, s->now), 0);
+	pass(s);
+	assert_int_equal(status(s, NULL, 0).state, GROUP_RUNNING);
+	v = reconcile_view(s->r, s->snap, s->now);
+	assert_non_null(v);
+	assert_int_equal(v->groups[0].last_exit_ms, 2000);
+	assert_false(v->groups[0].grace_warning);
+	assert_int_equal(v->groups[0].grace, 30);
+	view_free(v);
+	/* 15 s of a 30 s grace: a warning, and an event saying so. */
+	rep.exit_ms = 15000;
+	assert_int_equal(reconcile_report(s->r, &rep, s->now), 0);
+	v = reconcile_view(s->r, s->snap, s->now);
+	assert_non_null(v);
+	assert_true(v->groups[0].grace_warning);
+	assert_int_equal(v->groups[0].events[v->groups[0].nevents - 1].cause,
+			 CAUSE_GRACE_WARNING);
+	assert_string_equal(
+	    v->groups[0].events[v->groups[0].nevents - 1].detail,
+	    "ranks took 15.0 s of the 30 s grace to checkpoint and exit");
+	view_free(v);
+	/* No group, no world: refused. */
+	rep.group = 4242;
+	assert_int_equal(reconcile_report(s->r, &rep, s->now), -1);
+	sim_free(s);
+}
+
 /* A preempted unit that ends before a pass saw its grace. */
 static void preempt_missed_grace(void **state)
 {
@@ -1436,6 +1492,8 @@ static void names(void **state)
 	assert_string_equal(member_kind_name(MEMBER_ONDEMAND), "ondemand");
 	assert_string_equal(member_state_name(MEMBER_RELEASING), "releasing");
 	assert_string_equal(event_cause_name(CAUSE_RETURN), "return");
+	assert_string_equal(event_cause_name(CAUSE_GRACE_WARNING),
+			    "grace-warning");
 	assert_string_equal(group_state_name((enum group_state)99), "UNKNOWN");
 }
 
@@ -1450,6 +1508,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(preempt_at_once),
 		cmocka_unit_test(preempt_ranks_gone),
 		cmocka_unit_test(preempt_missed_grace),
+		cmocka_unit_test(launcher_report),
 		cmocka_unit_test(fault_replaced_in_time),
 		cmocka_unit_test(fault_timeout_shrinks),
 		cmocka_unit_test(base_loses_nodes),
