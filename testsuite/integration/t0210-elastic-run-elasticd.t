@@ -7,19 +7,20 @@
 . "$(dirname "$0")/elasticd.sh"
 ed_setup
 
-plan 24
+plan 31
 
 RUN="$ELASTIC_BUILDDIR/src/elastic-run/elastic-run"
 W=$ED_TMP/w
 mkdir -p "$W" && chmod 777 "$W"
 # A rank: records what it sees; on the event writes a "checkpoint" and
-# exits 0; once $W/finish exists, ends (exit 0).
+# exits 0 (6 s later while $W/slow exists); once $W/finish exists, ends
+# (exit 0).
 cat >"$ED_TMP/worker.sh" <<'EOS'
 #!/bin/bash
 f="$W/r.$ELASTIC_RESTART_COUNT.$RANK"
 echo "$RANK $WORLD_SIZE $ELASTIC_RESTART_COUNT $ELASTIC_PREV_NNODES $ELASTIC_JOB_ID $SLURM_JOB_ID $MASTER_ADDR:$MASTER_PORT" >"$f.tmp"
 mv "$f.tmp" "$f"
-trap 'echo "$(date +%s.%N)" >"$W/ck.$ELASTIC_RESTART_COUNT.$RANK"; exit 0' URG
+trap '[ -e "$W/slow" ] && sleep 6; echo "$(date +%s.%N)" >"$W/ck.$ELASTIC_RESTART_COUNT.$RANK"; exit 0' URG
 while [ ! -e "$W/finish" ]; do sleep 0.1; done
 EOS
 chmod 755 "$ED_TMP/worker.sh"
@@ -77,10 +78,20 @@ ok "... 2 ranks start" wait_until 10 have "r.$r2.*" 2
 is "... RANK 0-1, WORLD_SIZE=2, ELASTIC_PREV_NNODES=4" "$(ranks "$r2")" "$(expect_ranks "$r2" 2 4 "$base")"
 is "... on the base and the unit that was not preempted: elasticd's world" "$(jobs_of "$r2")" \
 	"$(gq "$base" 'ids(members(in_world=True))')"
+ok "elasticctl status: RUNNING again once the ranks run at 2 nodes" \
+	wait_until 5 eval '[ "$(gq "$base" state)" = RUNNING ]'
+t_run=$(secs_since "$t0")
+ok "... ${t_run} s after the preemptor came: before the 10 s grace ended" below "$t_run" 10
 ok "the preemptor runs" wait_until 30 job_running "$hjid"
+t_hi=$(secs_since "$t0")
+figure "elastic-run: preemptor submitted to preemptor running: $t_hi s (GraceTime 10 s)"
+# The units' ranks left in a fraction of a second: elasticd cancels them
+# then, not at the end of the grace.
+ok "... ${t_hi} s after it was submitted: the preempted units were released when their ranks left, not after the 10 s grace" below "$t_hi" 9
 is "one relaunch for the preemption: no launch in between" "$r2" "$((r4 + 1))"
 
-# --- regrowth -------------------------------------------------------------------
+# --- regrowth, with ranks slow to checkpoint ----------------------------------
+touch "$W/slow"
 t3=$(now)
 scancel "$hjid"
 ok "when the preemptor ends, the ranks are relaunched over 4 nodes again" \
@@ -89,6 +100,12 @@ figure "elastic-run: preemptor ended to the ranks up at 4 nodes: $(secs_since "$
 r4b=$(restart_of 4)
 ok "... 4 ranks start" wait_until 10 have "r.$r4b.*" 4
 is "... RANK 0-3, WORLD_SIZE=4" "$(ranks "$r4b" | awk '{ print $1, $2 }' | tr '\n' ';')" "0 4;1 4;2 4;3 4;"
+rm -f "$W/slow"
+like "the ranks took 6 s of the 10 s grace: elastic-run warns on its timeline" \
+	"$(grep 'event=grace-warning' "$out" | tail -n1)" 'exit_seconds=[6-9]\.[0-9]+ grace=10 killed=no'
+ok "... and elasticctl status too" wait_until 10 eval 'ctl root status "$base" | grep -q "WARNING: group $base: the ranks took [6-9]\.[0-9] s of the 10 s grace"'
+like "... and its events" "$(ctl root events "$base" | grep grace-warning)" 'ranks took [6-9]\.[0-9] s of the 10 s grace to checkpoint and exit'
+is "... in the group's document" "$(gq "$base" 'g["grace_warning"]')" true
 
 # --- the end --------------------------------------------------------------------
 touch "$W/finish"
