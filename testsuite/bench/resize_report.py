@@ -100,6 +100,16 @@ def preempt_lines(head, ms, high_submit, told_last, nranks, extra=""):
           % (head, f(span(high_submit, told_last)), extra))
 
 
+def preemptor_running(head, d, high_submit, note):
+    """The time the preemptor waited: submitted -> its own start.  Slurm
+    gives the nodes back when the preempted job is gone: at GraceTime's
+    end for a whole job, as soon as the units' ranks left for elastic."""
+    start = epoch_file(os.path.join(d, "high.start"))
+    w = span(high_submit, start)
+    print("%s: preemptor submitted->running %s s %s" % (head, f(w), note))
+    return w
+
+
 def epoch_file(path):
     try:
         return float(read(path).split()[0])
@@ -286,6 +296,10 @@ def elastic_report(d, params):
                           "launcher told +%s s]"
                           % (f(span(high_submit, te)), f(span(high_submit, t)),
                              f(span(high_submit, told_t))))
+            waited["elastic"] = preemptor_running(
+                head, d, high_submit,
+                "(target < 2 s + the ranks' checkpoint %s s) [the preempted "
+                "units are cancelled once their ranks left]" % f(rb["checkpoint"]))
         user = rb["user"] or 0.0
         # The event starts when the launcher or a rank hears of it,
         # whichever is first (elasticd raises it on the ranks directly).
@@ -344,6 +358,9 @@ def native_report(d, params):
         head = "bench: native resize %d preempt" % n
         preempt_lines(head, ms, high_submit, rb["told_last"], rb["nranks_told"],
                       " [Slurm's SIGTERM to the steps]")
+        waited["native"] = preemptor_running(
+            head, d, high_submit,
+            "[Slurm frees the nodes at the end of the partition's GraceTime]")
         print("%s: told->ranks up again %s s [whole job requeued: ranks' "
               "told->exit %s s (checkpoint %s s), then GraceTime, the "
               "requeue and the wait for all %d nodes]"
@@ -357,6 +374,10 @@ def native_report(d, params):
     if not n:
         print("bench: native: no rank was told of a preemption")
     return summary("native", rows_main, rows_main, tl)
+
+
+# Preemptor submitted -> running, per run, for the side-by-side line.
+waited = {}
 
 
 def main():
@@ -376,6 +397,9 @@ def main():
         if se and sn:
             print("bench: elastic vs native: samples per node-second %.1f vs "
                   "%.1f (%.2fx)" % (se, sn, se / sn))
+    if waited.get("elastic") is not None and waited.get("native") is not None:
+        print("bench: elastic vs native: preemptor submitted->running %.2f s "
+              "vs %.2f s" % (waited["elastic"], waited["native"]))
 
 
 if __name__ == "__main__":

@@ -76,6 +76,8 @@ def main():
     write(os.path.join(e, "marks"),
           "%f submit\n%f base job=7\n%f preempt-seen prev_poll=%f job=9 PreemptTime=x\n"
           "%f high-submit\n" % (T0 - 1, T0 - 1, T0 + 20.5, T0 + 20.4, T0 + 20.0))
+    # the preemptor starts at 21.2: the units went once the ranks left
+    write(os.path.join(e, "high.start"), "%f\n" % (T0 + 21.2))
     write(os.path.join(e, "events.json"), json.dumps({"id": 7, "events": [
         {"time": ts(0.5), "cause": "start", "generation": 1, "world_nodes": 1},
         {"time": ts(4.0), "cause": "grow", "generation": 2, "world_nodes": 4},
@@ -86,6 +88,19 @@ def main():
           "7|job.sh|base|%s|%s|%s|1|COMPLETED|elastic:v1 x\n"
           "8|u|preempt|%s|%s|%s|3|CANCELLED|elastic-unit:v1 group=7 kind=p\n"
           % (local(-1), local(0), local(31), local(1), local(2), local(21)))
+    # The native run: the preemptor waits for the partition's GraceTime.
+    n = os.path.join(d, "native")
+    write(os.path.join(n, "out"), "".join(
+        [rk(40.0, "up", r, 4, 0, "step=0") for r in range(4)] +
+        [rk(50.3 + r / 10, "told", r, 4, 0, "signal=TERM") for r in range(4)] +
+        [rk(50.8, "checkpoint", 0, 4, 0, "seconds=0.100 step=9")] +
+        [rk(51.0 + r / 10, "exit", r, 4, 0, "step=9") for r in range(4)] +
+        [rk(190.0 + r / 10, "up", r, 4, 1, "step=9") for r in range(4)]))
+    write(os.path.join(n, "marks"),
+          "%f submit\n%f job job=11\n%f preempt-seen prev_poll=%f job=11 "
+          "PreemptTime=x\n%f high-submit\n"
+          % (T0 + 39, T0 + 39, T0 + 50.2, T0 + 50.1, T0 + 50.0))
+    write(os.path.join(n, "high.start"), "%f\n" % (T0 + 60.5))
     res = subprocess.run([sys.executable, os.path.join(HERE, "resize_report.py"), d],
                          capture_output=True, text=True)
     print(res.stdout, end="")
@@ -101,7 +116,10 @@ def main():
         "bench: resize 2 preempt: high-job-submitted->last-rank-told 0.90 s",
         # first told 20.6 -> ranks-up 22.0 = 1.4, minus slowest told->exit 0.4
         "bench: resize 2 preempt: overhead 1.00 s (target < 2 s)",
+        "bench: resize 2 preempt: preemptor submitted->running 1.20 s (target < 2 s + the ranks' checkpoint 0.15 s)",
         "bench: elastic: time to finish 32.00 s",
+        "bench: native resize 1 preempt: preemptor submitted->running 10.50 s",
+        "bench: elastic vs native: preemptor submitted->running 1.20 s vs 10.50 s",
         # 1 node x 31 s + 3 nodes x 19 s = 88 node-seconds
         "bench: elastic: 1000 samples in 88.0 node-seconds held (2 Slurm job record(s)): 11.4 samples per node-second",
     ]
