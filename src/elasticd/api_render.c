@@ -139,8 +139,10 @@ char *render_groups(const struct elasticd_view *v, const struct auth_caller *c)
 
 	render_time(&v->published, when);
 	put_str(o, "published", when, &ok);
+	/* Ended groups are read one by one (their status, their events). */
 	for (size_t i = 0; i < v->ngroups; i++)
-		if (auth_may_see(c, &v->groups[i]))
+		if (v->groups[i].state != GROUP_ENDED &&
+		    auth_may_see(c, &v->groups[i]))
 			push(groups, group_json(&v->groups[i], &ok), &ok);
 	put(o, "groups", groups, &ok);
 	return finish(o, ok);
@@ -210,7 +212,7 @@ char *render_metrics(const struct elasticd_view *v)
 {
 	static const enum group_state states[] = {
 		GROUP_PENDING,	GROUP_STARTING, GROUP_RUNNING,
-		GROUP_RESIZING, GROUP_DEGRADED, GROUP_COMPLETING,
+		GROUP_RESIZING, GROUP_DEGRADED, GROUP_COMPLETING, GROUP_ENDED,
 	};
 	const struct elasticd_metrics *m = &v->metrics;
 	char *buf = NULL;

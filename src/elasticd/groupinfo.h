@@ -22,6 +22,9 @@ enum group_state {
 	GROUP_RESIZING,	  /* a new world is being formed (event raised) */
 	GROUP_DEGRADED,	  /* lost members, waiting for replacements */
 	GROUP_COMPLETING, /* base ended; units being released */
+	/* Base and units gone: kept a while (RECONCILE_ENDED_KEEP_S) so that
+	 * its status and events can still be read; not in the list. */
+	GROUP_ENDED,
 };
 const char *group_state_name(enum group_state s); /* "RUNNING" */
 

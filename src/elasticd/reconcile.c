@@ -87,6 +87,7 @@ struct group {
 	unsigned submit_failures;
 	unsigned noted;
 	bool end_noted;
+	int64_t ended_at; /* base and units all gone (GROUP_ENDED); 0 if not */
 
 	struct expect *expect;
 	size_t nexpect, capexpect;
@@ -1397,7 +1398,7 @@ int reconcile_pass(struct reconcile *r, const struct snapshot *s,
 		   const struct elastic_policy *p, int64_t now,
 		   struct action_list *out, elastic_error_t *err)
 {
-	size_t n = snapshot_count(s);
+	size_t n = snapshot_count(s), ended;
 	bool first = r->pass == 0;
 
 	action_list_clear(out);
@@ -1469,6 +1470,7 @@ int reconcile_pass(struct reconcile *r, const struct snapshot *s,
 		}
 	}
 	/* Each group. */
+	ended = 0;
 	for (size_t bi = 0; bi < r->nbuckets; bi++) {
 		struct group *g = r->buckets[bi], *next;
 
@@ -1483,6 +1485,7 @@ int reconcile_pass(struct reconcile *r, const struct snapshot *s,
 			if (g->base && g->base->phase == PHASE_RUNNING) {
 				bool adopt = first && !g->formed;
 
+				g->ended_at = 0;
 				if (adopt && !g->restored)
 					adopt_generation(g, now);
 				if (step_running(r, g, p, now, adopt, out) < 0)
@@ -1493,7 +1496,17 @@ int reconcile_pass(struct reconcile *r, const struct snapshot *s,
 				goto oom;
 			for (size_t i = 0; i < g->nunits; i++)
 				any_live |= live(g->units[i]);
-			if (!any_live && (!g->base || !live(g->base)))
+			if (any_live || (g->base && live(g->base))) {
+				g->ended_at = 0;
+				continue;
+			}
+			/* Ended: kept a while for its status and events. */
+			if (!g->ended_at)
+				g->ended_at = now;
+			g->state = GROUP_ENDED;
+			if (now - g->ended_at >=
+				(int64_t)RECONCILE_ENDED_KEEP_S * 1000 ||
+			    ++ended > RECONCILE_ENDED_MAX)
 				drop_group(r, g);
 		}
 	}

@@ -139,6 +139,11 @@ void reconcile_submitted(struct reconcile *r, uint32_t group, uint32_t token,
 int reconcile_report(struct reconcile *r, const struct launch_report *rep,
 		     int64_t now);
 
+/* How long a group whose base and units are all gone stays readable
+ * (GROUP_ENDED: its status and events), seconds. */
+#define RECONCILE_ENDED_KEEP_S 3600
+#define RECONCILE_ENDED_MAX    1024 /* and at most so many */
+
 /*
  * A raise asked for through the API: appends an ACTION_RAISE of the
  * group's world to out (not cleared) if it has one.  Returns 0, or -1

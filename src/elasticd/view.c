@@ -14,9 +14,10 @@ const char *group_state_name(enum group_state s)
 		[GROUP_RESIZING] = "RESIZING",
 		[GROUP_DEGRADED] = "DEGRADED",
 		[GROUP_COMPLETING] = "COMPLETING",
+		[GROUP_ENDED] = "ENDED",
 	};
 
-	return (unsigned)s <= GROUP_COMPLETING ? names[s] : "UNKNOWN";
+	return (unsigned)s <= GROUP_ENDED ? names[s] : "UNKNOWN";
 }
 
 const char *member_kind_name(enum member_kind k)

@@ -7,7 +7,7 @@
 . "$(dirname "$0")/elasticd.sh"
 ed_setup
 
-plan 31
+plan 34
 
 RUN="$ELASTIC_BUILDDIR/src/elastic-run/elastic-run"
 W=$ED_TMP/w
@@ -112,6 +112,9 @@ touch "$W/finish"
 ok "the ranks finish and elastic-run reports success" wait_until 30 log_has 'event=done .*result=success'
 ok "the base job completes" wait_until 30 eval '[ "$(job_field "$base" JobState)" = COMPLETED ]'
 ok "its units are released" wait_until 30 eval '[ -z "$(slurm_units "$base")" ]'
+ok "the ended group's status still reads: ENDED" wait_until 10 eval 'ctl "$TEST_USER" status "$base" | grep -q "^group $base: ENDED"'
+like "... and its events, to the end" "$(ctl "$TEST_USER" events "$base" | tail -n1)" ' end +[0-9]+ +[0-9]+ +(exited|completed)'
+ok "... it is no longer in the list of groups" eval '! ctl root status | grep -q "^ *$base "'
 diag "elastic-run's timeline:" && sed 's/^/#   /' "$out" | grep 'elastic-run:' || true
 ok "elasticd stops on SIGTERM" ed_stop
 done_testing

@@ -1050,7 +1050,27 @@ static void base_ends_units_cancelled(void **state)
 	pass(s);
 	assert_int_equal(s->cancels, 3);
 	assert_int_equal(status(s, NULL, 0).state, GROUP_COMPLETING);
-	pass(s); /* all gone: the group is dropped */
+	pass(s); /* all gone: ENDED, its status and events still read */
+	assert_int_equal(reconcile_ngroups(s->r), 1);
+	assert_int_equal(status(s, NULL, 0).state, GROUP_ENDED);
+	assert_int_equal(s->cancels + s->submits + s->raises, 0);
+	{
+		struct elasticd_view *v = reconcile_view(s->r, s->snap, s->now);
+
+		assert_non_null(v);
+		assert_int_equal(v->ngroups, 1);
+		assert_int_equal(v->groups[0].state, GROUP_ENDED);
+		assert_int_equal(
+		    v->groups[0].events[v->groups[0].nevents - 1].cause,
+		    CAUSE_END);
+		view_free(v);
+	}
+	/* An hour later it is gone. */
+	advance(s, (int64_t)RECONCILE_ENDED_KEEP_S * 1000 - 1000);
+	pass(s);
+	assert_int_equal(reconcile_ngroups(s->r), 1);
+	advance(s, 1000);
+	pass(s);
 	assert_int_equal(reconcile_ngroups(s->r), 0);
 	assert_int_equal(s->cancels + s->submits + s->raises, 0);
 	sim_free(s);
