@@ -1198,7 +1198,11 @@ static int step_running(struct reconcile *r, struct group *g,
 	}
 
 	if (!g->formed) {
-		bool complete = nodes && nodes >= target;
+		/* Nothing to wait for when no unit runs or can come (no
+		 * PreemptiblePartitions, no time left for one): the base at
+		 * min is the world, at once. */
+		bool complete = nodes && (nodes >= target ||
+					  (!can_submit && nc == 0));
 
 		if (nodes && adopt) {
 			/* elasticd restarted: what runs is the world. */

@@ -1292,9 +1292,20 @@ static void no_partition(void **state)
 	s->pol.preemptible_partitions.n = 0;
 	pass(s);
 	assert_int_equal(s->submits, 0);
-	assert_int_equal(s->notes, 1);
+	/* "no PreemptiblePartitions", and the first world's line. */
+	assert_int_equal(s->notes, 2);
 	pass(s);
 	assert_int_equal(s->notes, 0);
+	/* A group that cannot grow still forms its first world, at once:
+	 * the base at min, so that the launcher starts on it. */
+	{
+		struct reconcile_group_status st = status(s, NULL, 0);
+
+		assert_int_equal(st.generation, 1);
+		assert_int_equal(st.world_nodes, 1);
+		assert_int_equal(st.state, GROUP_RUNNING);
+	}
+	assert_int_equal(s->submits, 0);
 	sim_free(s);
 }
 

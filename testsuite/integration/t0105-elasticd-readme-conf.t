@@ -1,0 +1,72 @@
+#!/bin/bash
+# The elastic.conf of the README's "Installing on a cluster", as an admin
+# copies it: read from the README (not copied here), used by slurmctld's
+# job_submit/elastic and by elasticd.  As written, a group grows into
+# its preemptible partition; without its PreemptiblePartitions line, a
+# group cannot grow but still forms its first world at min at once, so
+# that its launcher starts on the base.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/elasticd.sh"
+ed_setup
+# ed_cleanup's, and the cluster's own elastic.conf back.
+both_cleanups() {
+	local rc=$?
+	restore_policy
+	(exit $rc)
+	ed_cleanup
+}
+
+plan 10
+
+# The settings lines of the README's elastic.conf block.
+readme_conf() {
+	awk '/^    # elastic.conf, beside slurm.conf/ { on = 1; next }
+		on && /^$/ { exit }
+		on { sub(/^    /, ""); if ($0 !~ /^#/) print }' "$ELASTIC_SRCDIR/README.md"
+}
+conf=$(readme_conf)
+like "the README shows an elastic.conf with MaxNodes, BasePartitions and PreemptiblePartitions" \
+	"$(printf '%s\n' "$conf" | cut -d= -f1 | tr '\n' ' ')" '^MaxNodes BasePartitions PreemptiblePartitions $'
+
+# use_conf LINES...: the cluster's elastic.conf and elasticd's are LINES,
+# plus where this elasticd listens and keeps its state.
+use_conf() {
+	set_policy "$@"
+	trap both_cleanups EXIT
+	{
+		printf '%s\n' "$@"
+		echo "ElasticdListen=$ED_SERVER"
+		echo "ElasticdPollInterval=$ED_POLL_MS"
+		echo "ElasticdMungeSocket=$MC_MUNGE_SOCKET"
+		echo "ElasticdStateDir=$ED_STATE"
+	} >"$ED_CONF"
+}
+
+# --- as written: the group grows into the preemptible partition -----------
+mapfile -t lines < <(printf '%s\n' "$conf")
+use_conf "${lines[@]}"
+ok "elasticd starts with the README's elastic.conf" ed_start
+base=$(submit_group "$TEST_USER" --elastic-min=1 --elastic-max=4 --elastic-scale-delay=1)
+like "a min=1 max=4 job is accepted by job_submit/elastic with it" "$base" '^[0-9]+$'
+ok "... and grows to 4 nodes with preemptible units" \
+	gwait 60 "$base" 'world == 4 and len(units(kind="preemptible")) == 3' || show_group "$base"
+scancel "$base"
+wait_until 30 job_gone_or_done "$base"
+ed_stop
+
+# --- without PreemptiblePartitions: no growth, but a world at once --------
+mapfile -t lines < <(printf '%s\n' "$conf" | grep -v '^PreemptiblePartitions=')
+use_conf "${lines[@]}"
+: >"$ED_LOG"
+ok "elasticd starts with only MaxNodes and BasePartitions" ed_start
+t0=$(now)
+base=$(submit_group "$TEST_USER" --elastic-min=1 --elastic-max=4)
+like "a min=1 max=4 job is accepted" "$base" '^[0-9]+$'
+ok "its first world forms at min (the base alone), without waiting the 30 s scale delay" \
+	gwait 20 "$base" 'gen >= 1 and world == 1 and state == "RUNNING"' || show_group "$base"
+figure "elasticd: base submitted to its first world with no PreemptiblePartitions: $(secs_since "$t0") s"
+is "... with no unit asked for" "$(gq "$base" 'len(members()) - 1')" 0
+like "elasticd says why it cannot grow" "$(grep "group $base" "$ED_LOG")" 'no PreemptiblePartitions in elastic.conf: no units'
+scancel "$base"
+ok "elasticd stops on SIGTERM" ed_stop
+done_testing
