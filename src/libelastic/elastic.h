@@ -9,7 +9,7 @@
  * without "SIG": URG, WINCH, USR1, USR2, HUP, INT or TERM; URG when unset),
  * or SIGTERM.  libelastic catches both and sets a flag; the rank polls it
  * with elastic_event_detected() (a memory read, no system call), then
- * checkpoints and exits.  URG and WINCH are ignored by default, so processes
+ * checkpoints and exits with elastic_exit_event().  URG and WINCH are ignored by default, so processes
  * that do not use libelastic (data-loader workers, helpers) survive the event.
  *
  * Handlers are installed when the library is loaded (a constructor calls
@@ -24,7 +24,10 @@
  * every struct is owned by the caller, and all functions are thread-safe
  * (elastic_world() as long as no thread changes the environment).
  * Functions return 0 (or a value) on success and -1 with errno set on
- * failure; the library never prints.
+ * failure; the library never prints, but for a bad ELASTIC_SIGNAL when it
+ * is loaded: one line on standard error, then the process exits with
+ * ELASTIC_EXIT_BAD_SIGNAL (a rank with no handler would never see an
+ * event).
  */
 #ifndef SLURM_ELASTIC_ELASTIC_H
 #define SLURM_ELASTIC_ELASTIC_H
@@ -38,10 +41,10 @@ extern "C" {
 
 /*
  * Install the handlers for ELASTIC_SIGNAL and SIGTERM (sigaction,
- * SA_RESTART).  Idempotent: the first call (normally the library's
- * constructor) does the work, later calls return its result.  Call it
- * early in main() anyway, to learn about a bad ELASTIC_SIGNAL (EINVAL:
- * then no handler is installed).
+ * SA_RESTART).  Idempotent: the first call (the library's constructor)
+ * does the work, later calls return its result (EINVAL for a bad
+ * ELASTIC_SIGNAL, which the constructor already refused by ending the
+ * process).
  */
 int elastic_init(void);
 
@@ -69,6 +72,11 @@ void elastic_event_clear(void);
  * even when its peers exited 0.
  */
 #define ELASTIC_EXIT_EVENT 75
+
+/* The exit status of a process that loads libelastic with a bad
+ * ELASTIC_SIGNAL: the library says so on standard error, in one line, and
+ * ends the process before main() (or in dlopen()). */
+#define ELASTIC_EXIT_BAD_SIGNAL 2
 
 /* exit(ELASTIC_EXIT_EVENT): flushes stdio and runs atexit handlers. */
 void elastic_exit_event(void) __attribute__((noreturn));

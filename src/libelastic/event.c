@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "elastic.h"
 #include "signame.h"
@@ -94,12 +95,31 @@ static int init(void)
 	return 0;
 }
 
-/* A handler as early as possible: before main(), or at dlopen(). */
+/*
+ * A handler as early as possible: before main(), or at dlopen().  A bad
+ * ELASTIC_SIGNAL fails loudly here, the one case the library prints: a
+ * rank without a handler would never see an event and train on while
+ * Slurm takes its nodes.
+ */
 __attribute__((constructor)) static void elastic_constructor(void)
 {
+	static const char pre[] = "libelastic: ELASTIC_SIGNAL=";
+	static const char post[] = ": not an elastic event signal (allowed: "
+				   "URG, WINCH, USR1, USR2, HUP, INT, TERM)\n";
+	const char *v;
 	int saved = errno;
 
-	(void)init();
+	if (init() < 0 && init_errno == EINVAL) {
+		v = secure_getenv("ELASTIC_SIGNAL");
+		if (!v)
+			v = "";
+		/* write(2): no stdio before main(). */
+		if (write(2, pre, sizeof(pre) - 1) < 0 ||
+		    write(2, v, strnlen(v, 64)) < 0 ||
+		    write(2, post, sizeof(post) - 1) < 0)
+			_exit(ELASTIC_EXIT_BAD_SIGNAL);
+		_exit(ELASTIC_EXIT_BAD_SIGNAL);
+	}
 	errno = saved;
 }
 

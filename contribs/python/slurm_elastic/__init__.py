@@ -20,7 +20,9 @@ the job or its time runs out; ``elastic-event raise``, elasticd and the
 launcher send it to resize the job.  URG and WINCH are ignored by processes
 that have no handler, so helpers such as DataLoader workers survive it.
 
-Importing this module installs a handler for both signals (with
+Importing this module fails with ValueError for a bad ``ELASTIC_SIGNAL``
+(a rank without a handler would never see an event), and installs a
+handler for both signals (with
 :func:`signal.signal`) that sets a module-level flag and then calls the
 Python handler that was installed before, if any.  So a rank that imports
 the module no longer dies on SIGTERM: it must exit once it sees the event,
@@ -406,8 +408,11 @@ def checkpoint_path(step: int, directory=None, environ=None,
     return os.path.join(directory, "ckpt-%08d%s" % (step, ext or ""))
 
 
-# A handler as early as possible.  Importing never fails: a problem is
-# reported as a warning here and raised by an explicit elastic_init().
+# A handler as early as possible.  A bad ELASTIC_SIGNAL fails the import
+# (ValueError naming it): a rank without a handler would never see an
+# event.  Imported outside the main thread, the handlers cannot be
+# installed yet: a warning, and elastic_init() from the main thread.
+signal_from_name(os.environ.get("ELASTIC_SIGNAL", DEFAULT_SIGNAL))
 try:
     elastic_init()
 except ValueError as _e:
