@@ -1,17 +1,33 @@
 """The elastic event and world info for Python ranks of a slurm-elastic job.
 
 A rank of an elastic training job learns in one cheap call that it must
-checkpoint and exit::
+checkpoint and exit.  The ranks of a world agree on it after every step
+(at a preemption some get the signal a step before others, and a rank that
+stopped alone would leave the others waiting in the next collective), rank
+0 saves the checkpoint of that step, and all exit with the event status
+that tells elastic-run "relaunch me"::
 
     import slurm_elastic
+    from slurm_elastic.torch import event_agreed
 
-    world = slurm_elastic.elastic_world()
-    start = load(slurm_elastic.prev_checkpoint())      # None: start fresh
-    for step in range(start, steps):
+    state = slurm_elastic.load_checkpoint()       # None: start fresh
+    step = state["step"] if state else 0           # steps done so far
+    while step < steps:
         train_one_step()
-        if slurm_elastic.elastic_event_detected():
-            save(slurm_elastic.checkpoint_dir(), step)
-            sys.exit(0)
+        step += 1
+        if event_agreed():                         # every rank, same step
+            if dist.get_rank() == 0:
+                slurm_elastic.save_checkpoint(state_of(step), step)
+            dist.barrier()
+            slurm_elastic.exit_for_event()         # status 75: relaunch me
+    if dist.get_rank() == 0:                       # the final checkpoint:
+        slurm_elastic.save_checkpoint(state_of(step), step)  # a relaunch
+    dist.barrier()                                 # ends at once; exit 0
+
+A complete program in this form (``train.py``) is in the README and in
+spank_elastic(8), EXAMPLES; CI runs it through a preemption.  Exit status
+0 means "my training is finished": elastic-run declares success only when
+every rank exited 0 and nothing elastic happened.
 
 The event is a signal: ``ELASTIC_SIGNAL`` from the environment (a name
 without ``SIG``: URG, WINCH, USR1, USR2, HUP, INT or TERM; URG when unset),
@@ -67,9 +83,11 @@ __all__ = [
     "elastic_world",
     "exit_for_event",
     "list_checkpoints",
+    "load_checkpoint",
     "newest_checkpoint",
     "parse_checkpoint_name",
     "prev_checkpoint",
+    "save_checkpoint",
     "signal_from_name",
 ]
 
@@ -406,6 +424,66 @@ def checkpoint_path(step: int, directory=None, environ=None,
         raise ValueError("checkpoint extension %r: '.' then letters, digits, "
                          "'.', '_' or '-'" % (ext,))
     return os.path.join(directory, "ckpt-%08d%s" % (step, ext or ""))
+
+
+def save_checkpoint(obj, step: int, directory=None, environ=None) -> str:
+    """Write obj as the checkpoint of step, atomically, and return its path.
+
+    STEP is the number of training steps completed: the checkpoint of step
+    S holds the state after S steps, and a run resumed from it runs step S
+    next (steps counted from 0).  The file is "ckpt-%08d.pt" in directory
+    (default: ELASTIC_CHECKPOINT_DIR, created if missing), written with
+    torch.save when torch is importable (pickle otherwise) under a hidden
+    name, flushed to disk, then renamed: a reader (the launcher, an
+    evaluation job, the next launch) sees all of it or nothing.  Call it on
+    one rank (rank 0), then a barrier, so no rank exits before it is done.
+    """
+    path = checkpoint_path(step, directory, environ)
+    directory = os.path.dirname(path)
+    os.makedirs(directory, exist_ok=True)
+    tmp = os.path.join(directory, ".%s.tmp.%d" % (os.path.basename(path),
+                                                   os.getpid()))
+    try:
+        with open(tmp, "wb") as f:
+            try:
+                import torch
+                torch.save(obj, f)
+            except ImportError:
+                import pickle
+                pickle.dump(obj, f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    dfd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(dfd)
+    finally:
+        os.close(dfd)
+    return path
+
+
+def load_checkpoint(map_location=None, environ=None):
+    """The state saved by :func:`save_checkpoint` that this launch resumes
+    from (ELASTIC_PREV_CHECKPOINT: elastic-run sets it to the newest
+    checkpoint of the job, or of --elastic-resume-from), or None to start
+    fresh.  torch.load when torch is importable (map_location goes to it),
+    pickle otherwise."""
+    path = prev_checkpoint(environ)
+    if path is None:
+        return None
+    try:
+        import torch
+    except ImportError:
+        import pickle
+        with open(path, "rb") as f:
+            return pickle.load(f)
+    return torch.load(path, map_location=map_location)
 
 
 # A handler as early as possible.  A bad ELASTIC_SIGNAL fails the import

@@ -90,3 +90,78 @@ class Directory(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class SaveLoad(unittest.TestCase):
+    """save_checkpoint() writes whole checkpoints named for the steps
+    done; load_checkpoint() reads what ELASTIC_PREV_CHECKPOINT names."""
+
+    def setUp(self):
+        self.d = tempfile.mkdtemp(prefix="test_save_py.")
+        self.env = {"ELASTIC_CHECKPOINT_DIR": os.path.join(self.d, "new")}
+
+    def tearDown(self):
+        shutil.rmtree(self.d)
+
+    def test_round_trip(self):
+        path = se.save_checkpoint({"step": 12, "w": [1.5]}, 12,
+                                  environ=self.env)
+        self.assertEqual(path, os.path.join(self.d, "new", "ckpt-00000012.pt"))
+        # Nothing else left behind: no temporary file.
+        self.assertEqual(os.listdir(os.path.join(self.d, "new")),
+                         ["ckpt-00000012.pt"])
+        self.assertEqual(se.newest_checkpoint(environ=self.env), path)
+        env = dict(self.env, ELASTIC_PREV_CHECKPOINT=path)
+        self.assertEqual(se.load_checkpoint(environ=env),
+                         {"step": 12, "w": [1.5]})
+        # Saved again at the same step: replaced whole.
+        se.save_checkpoint({"step": 12, "w": [2.5]}, 12, environ=self.env)
+        self.assertEqual(se.load_checkpoint(environ=env)["w"], [2.5])
+
+    def test_fresh_start(self):
+        for env in ({}, {"ELASTIC_PREV_CHECKPOINT": ""}):
+            self.assertIsNone(se.load_checkpoint(environ=env))
+
+    def test_failed_write_leaves_nothing(self):
+        class Unpicklable:
+            def __reduce__(self):
+                raise TypeError("no")
+        with self.assertRaises(Exception):
+            se.save_checkpoint(Unpicklable(), 3, environ=self.env)
+        self.assertEqual(os.listdir(os.path.join(self.d, "new")), [])
+
+    def test_bad_step(self):
+        for step in (-1, 1.5, "3", True):
+            with self.assertRaises(ValueError):
+                se.save_checkpoint({}, step, environ=self.env)
+
+
+class EventAgreed(unittest.TestCase):
+    """event_agreed() on a real (one-rank, gloo) process group, and the
+    event status of exit_for_event()."""
+
+    def test_one_rank_world(self):
+        import subprocess
+        import sys
+        code = """
+import os, signal, socket, time
+import torch.distributed as dist
+import slurm_elastic as se
+from slurm_elastic.torch import event_agreed
+s = socket.socket(); s.bind(("127.0.0.1", 0)); port = s.getsockname()[1]; s.close()
+dist.init_process_group("gloo", init_method="tcp://127.0.0.1:%d" % port,
+                        rank=0, world_size=1)
+before = event_agreed()
+os.kill(os.getpid(), signal.SIGURG)
+time.sleep(0.01)
+print(before, event_agreed())
+dist.destroy_process_group()
+se.exit_for_event()
+"""
+        env = dict(os.environ)
+        env.pop("ELASTIC_SIGNAL", None)
+        p = subprocess.run([sys.executable, "-c", code], env=env,
+                           capture_output=True, text=True, timeout=120)
+        self.assertEqual((p.returncode, p.stdout.strip()),
+                         (se.EXIT_EVENT, "False True"), p.stderr)
+        self.assertEqual(se.EXIT_EVENT, 75)
