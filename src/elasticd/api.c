@@ -173,32 +173,28 @@ static int queue_report(const struct launch_report *rep)
 	return rc;
 }
 
-int api_take_reports(struct launch_report *out, size_t max)
+/* Move up to max of a queue's oldest items (size bytes each) to out. */
+static int take(void *out, void *queue, size_t *n, size_t max, size_t size)
 {
-	size_t n;
+	size_t k;
 
 	pthread_mutex_lock(&api.lock);
-	n = api.nreport < max ? api.nreport : max;
-	memcpy(out, api.report, n * sizeof(out[0]));
-	memmove(api.report, api.report + n,
-		(api.nreport - n) * sizeof(api.report[0]));
-	api.nreport -= n;
+	k = *n < max ? *n : max;
+	memcpy(out, queue, k * size);
+	memmove(queue, (char *)queue + k * size, (*n - k) * size);
+	*n -= k;
 	pthread_mutex_unlock(&api.lock);
-	return (int)n;
+	return (int)k;
+}
+
+int api_take_reports(struct launch_report *out, size_t max)
+{
+	return take(out, api.report, &api.nreport, max, sizeof(out[0]));
 }
 
 int api_take_raise_requests(uint32_t *ids, size_t max)
 {
-	size_t n;
-
-	pthread_mutex_lock(&api.lock);
-	n = api.nraise < max ? api.nraise : max;
-	memcpy(ids, api.raise, n * sizeof(ids[0]));
-	memmove(api.raise, api.raise + n,
-		(api.nraise - n) * sizeof(api.raise[0]));
-	api.nraise -= n;
-	pthread_mutex_unlock(&api.lock);
-	return (int)n;
+	return take(ids, api.raise, &api.nraise, max, sizeof(ids[0]));
 }
 
 /* Responses */

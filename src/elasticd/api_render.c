@@ -171,24 +171,25 @@ char *render_events(const struct group_info *g)
 	return finish(o, ok);
 }
 
-char *render_raise(uint32_t id)
+/* {"id": ID, what: "queued"} */
+static char *render_queued(uint32_t id, const char *what)
 {
 	bool ok = true;
 	json_object *o = obj(&ok);
 
 	put_int(o, "id", id, &ok);
-	put_str(o, "raise", "queued", &ok);
+	put_str(o, what, "queued", &ok);
 	return finish(o, ok);
+}
+
+char *render_raise(uint32_t id)
+{
+	return render_queued(id, "raise");
 }
 
 char *render_report(uint32_t id)
 {
-	bool ok = true;
-	json_object *o = obj(&ok);
-
-	put_int(o, "id", id, &ok);
-	put_str(o, "report", "queued", &ok);
-	return finish(o, ok);
+	return render_queued(id, "report");
 }
 
 char *render_error(int status, const char *message)

@@ -206,25 +206,6 @@ def newest_checkpoint(ckpt_dir):
     return max(cands)[1] if cands else None
 
 
-def save_checkpoint(ckpt_dir, state):
-    """Write ckpt-<step>.pt atomically: a reader sees all of it or none."""
-    os.makedirs(ckpt_dir, exist_ok=True)
-    final = os.path.join(ckpt_dir, "ckpt-%08d.pt" % state["step"])
-    tmp = os.path.join(ckpt_dir, ".ckpt-%08d.pt.tmp.%d"
-                       % (state["step"], os.getpid()))
-    with open(tmp, "wb") as f:
-        torch.save(state, f)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, final)
-    dfd = os.open(ckpt_dir, os.O_RDONLY)
-    try:
-        os.fsync(dfd)
-    finally:
-        os.close(dfd)
-    return final
-
-
 def full_loss(model, x, y):
     with torch.no_grad():
         return torch.nn.functional.mse_loss(model(x), y).item()
@@ -287,7 +268,8 @@ def main(argv=None):
 
     def checkpoint():
         if rank == 0 and ckpt_dir:
-            return save_checkpoint(ckpt_dir, {
+            # Atomic, named for the steps done: ckpt-<step>.pt.
+            return slurm_elastic.save_checkpoint({
                 "model": model.state_dict(),
                 "optimizer": opt.state_dict(),
                 "step": step,
@@ -296,7 +278,7 @@ def main(argv=None):
                 "world_size": world,
                 "config": {k: getattr(args, k) for k in
                            ("samples", "features", "seed", "global_batch")},
-            })
+            }, step, directory=ckpt_dir)
         return None
 
     slog = None
