@@ -94,6 +94,10 @@
 #define FAULT_MARGIN_S 5
 /* How often the checkpoint pass runs while the ranks train. */
 #define CKPT_TICK_S 2
+/* During the grace: how often the ranks still running are told again, and
+ * how long after our last raise the sentinel may still report it. */
+#define RERAISE_S	 2
+#define RAISE_ECHO_S	 0.5
 
 /* ------------------------------------------------------------------ */
 /* Timeline */
@@ -145,6 +149,8 @@ static void sleep_ms(unsigned ms)
 
 static volatile sig_atomic_t got_event; /* signal number, 0 if none */
 static volatile sig_atomic_t got_stop;
+/* When we last raised the event on the ranks' steps (monotonic s). */
+static double last_raise;
 
 static void on_event(int sig)
 {
@@ -1516,8 +1522,16 @@ static void end_launch(const struct config *c, struct source *src,
 		told = raise_launch(c, l) > 0;
 	timeline("told", restart, ms->nnodes, "signal=%s ok=%s", signame(c->sig),
 		 told || !running ? "yes" : "no");
-	while (reap(l) > 0 && now_s() < deadline)
+	last_raise = now_s();
+	while (reap(l) > 0 && now_s() < deadline) {
+		/* A rank still starting (importing its framework) has no
+		 * handler yet and ignores the signal: tell them again. */
+		if (now_s() >= last_raise + RERAISE_S) {
+			raise_launch(c, l);
+			last_raise = now_s();
+		}
 		sleep_ms(POLL_MS);
+	}
 	waited = now_s() - t_event;
 	left = l->running;
 	if (left > 0) {
@@ -1844,7 +1858,10 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		got_event = 0;
-		sentinel_read(&sen, NULL); /* what our own raise caused */
+		/* What our own raises caused, echoed by the sentinel. */
+		while (now_s() < last_raise + RAISE_ECHO_S)
+			sleep_ms(20);
+		sentinel_read(&sen, NULL);
 		member_list(&ms, detail, sizeof(detail));
 		timeline(restart ? "relaunch" : "launch", restart, ms.nnodes,
 			 "members=%zu nproc_per_node=%u master=%s:%u "

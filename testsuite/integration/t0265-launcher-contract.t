@@ -15,11 +15,13 @@
 #    --max-restarts.
 # 4. Ranks slow to leave: the grace is checked against reality.
 # 5. The sentinel step ends COMPLETED in sacct, not CANCELLED.
+# 6. A rank told while it is still starting (no handler yet) is told
+#    again, not left to the end of the grace.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/elasticd.sh"
 ed_setup
 
-plan 30
+plan 33
 
 RUN="$ELASTIC_BUILDDIR/src/elastic-run/elastic-run"
 EX="$ELASTIC_SRCDIR/contribs/examples/pytorch"
@@ -115,9 +117,13 @@ W=$ED_TMP/slow && mkdir -p "$W" && chmod 777 "$W"
 cat >"$W/rank.sh" <<'EOS'
 #!/bin/bash
 [ "$ELASTIC_RESTART_COUNT" -ge 1 ] && exit 0
-trap 'sleep 3; exit 75' URG
+# As libelastic's: the handler only notes the event (it may come twice).
+trap 'ev=1' URG
 touch "$W/up.$RANK"
-while :; do sleep 0.1; done
+while :; do
+	[ -n "${ev:-}" ] && { sleep 3; exit 75; }
+	sleep 0.1
+done
 EOS
 chmod 755 "$W/rank.sh"
 jid=$(runuser -u "$TEST_USER" -- sbatch --parsable -D "$ED_TMP" -o "$W/out" -t 30 \
@@ -131,6 +137,28 @@ ok "... on an event, it warns: 3 s is more than half of the 5 s grace" \
 like "... in the job's output, in words" "$(grep 'elastic-run: warning: the ranks took' "$W/out")" \
 	'took [34]\.[0-9] s of the 5 s grace to checkpoint and exit: raise --elastic-grace'
 wait_until 60 job_gone_or_done "$jid"
+
+# --- 5. told while still starting ---------------------------------------------
+# A rank that installs its handler 3 s after it starts (a framework being
+# imported) ignores an event raised before: it is told again.
+W=$ED_TMP/late && mkdir -p "$W" && chmod 777 "$W"
+cat >"$W/rank.sh" <<'EOS'
+#!/bin/bash
+[ "$ELASTIC_RESTART_COUNT" -ge 1 ] && exit 0
+touch "$W/started"
+sleep 3
+trap 'exit 75' URG
+while :; do sleep 0.1; done
+EOS
+chmod 755 "$W/rank.sh"
+jid=$(runuser -u "$TEST_USER" -- sbatch --parsable -D "$ED_TMP" -o "$W/out" -t 30 \
+	--elastic-min=1 --elastic-max=1 --elastic-grace=60 --export=ALL,W="$W" \
+	--wrap "exec $RUN --elasticd=none -- $W/rank.sh")
+ok "a rank that is slow to install its handler starts" wait_until 60 test -e "$W/started"
+"$ELASTIC_BUILDDIR/src/elastic-event/elastic-event" raise "$jid" >/dev/null
+ok "... an event raised meanwhile reaches it all the same: it exits 75, long before the 60 s grace" \
+	wait_until 20 log_has "$W/out" 'event=exited restart=0 nnodes=1 killed_members=0 waited=[0-9]\.[0-9]+ status=exit=75'
+ok "... and the run ends in success" wait_until 30 log_has "$W/out" 'event=done restart=1 .*result=success'
 
 cleanup_jobs
 done_testing

@@ -30,6 +30,9 @@ ln -s /usr/bin/python3 "$W/bin/python3"
 command -v mpicc >/dev/null || bail "mpicc not found (apt-get install libopenmpi-dev)"
 "$PYTHON" -c 'import torch' 2>/dev/null || bail "python3-torch is not installed"
 log_has() { grep -qE -- "$2" "$1" 2>/dev/null; }
+# starts FILE W: how many times rank 0 started in a world of W ranks;
+# start_step FILE W: the step the newest of them started at.
+starts() { grep -cE "^rank 0/$2: starting at step [0-9]+$" "$1" 2>/dev/null; }
 start_step() { sed -nE "s/^rank 0\/$2: starting at step ([0-9]+)$/\1/p" "$1" 2>/dev/null | tail -n1; }
 
 ok "elasticd starts" ed_start
@@ -46,10 +49,12 @@ jid=$(cd "$W" && runuser -u "$TEST_USER" -- env PATH="$W/bin:$PATH" \
 like "spank_elastic(8)'s train.sh is accepted, with its sizes.conf" "$jid" '^[0-9]+$'
 ok "the README's loop trains at 4 ranks over the base and a unit" \
 	wait_until 120 log_has "$out" '^step [0-9]+ loss .* world 4$'
+# (The first world may have been the base's 2 nodes alone: a new start.)
+n2=$(starts "$out" 2)
 t0=$(now)
 hjid=$(sbatch --parsable -p high -N2 -J preemptor -D "$ED_TMP" -o /dev/null -t 30 --wrap 'exec sleep 1800')
 ok "a 2-node high-priority job preempts the unit: the loop goes on at 2 ranks" \
-	wait_until 120 eval '[ -n "$(start_step "$out" 2)" ]'
+	wait_until 120 eval '[ "$(starts "$out" 2)" -gt "$n2" ]'
 figure "docs: train.py: preemptor submitted to the ranks up at 2: $(secs_since "$t0") s"
 s2=$(start_step "$out" 2)
 ok "... from the checkpoint written at the event, step $s2 (steps done)" \
@@ -81,12 +86,13 @@ cd $W && exec $W/bin/elastic-run --launcher=mpirun -- ./rank 20000" \
 like "an MPI job of min 1, max 2 is accepted" "$jid" '^[0-9]+$'
 ok "the loop runs as one MPI world of 2 over the base and a unit" \
 	wait_until 120 eval '[ -n "$(start_step "$out" 2)" ]'
+n1=$(starts "$out" 1)
 t0=$(now)
 # The base's node and the unit's, and the 2 idle: the preemptor takes the
 # idle ones and the unit's.
 hjid=$(sbatch --parsable -p high -N3 -J preemptor -D "$ED_TMP" -o /dev/null -t 30 --wrap 'exec sleep 1800')
 ok "a 3-node high-priority job preempts the unit: the loop goes on at 1 rank" \
-	wait_until 120 eval '[ -n "$(start_step "$out" 1)" ]'
+	wait_until 120 eval '[ "$(starts "$out" 1)" -gt "$n1" ]'
 figure "docs: rank.c: preemptor submitted to the rank up at 1: $(secs_since "$t0") s"
 s1=$(start_step "$out" 1)
 ok "... from the checkpoint written at the event, step $s1" \
