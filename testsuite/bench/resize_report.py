@@ -100,13 +100,18 @@ def preempt_lines(head, ms, high_submit, told_last, nranks, extra=""):
           % (head, f(span(high_submit, told_last)), extra))
 
 
-def preemptor_running(head, d, high_submit, note):
+def preemptor_running(head, d, ms, high_submit, note):
     """The time the preemptor waited: submitted -> its own start.  Slurm
     gives the nodes back when the preempted job is gone: at GraceTime's
-    end for a whole job, as soon as the units' ranks left for elastic."""
+    end for a whole job, as soon as the units' ranks left for elastic.
+    Also the part after Slurm began the preemption (its own scheduling
+    before that is the same for both)."""
     start = epoch_file(os.path.join(d, "high.start"))
+    p0, p1, _ = preempt_start(ms)
     w = span(high_submit, start)
-    print("%s: preemptor submitted->running %s s %s" % (head, f(w), note))
+    print("%s: preemptor submitted->running %s s %s; from Slurm's preemption "
+          "start (+%s s) %s s" % (head, f(w), note, f(span(high_submit, p1)),
+                                 f(span(p1, start))))
     return w
 
 
@@ -297,7 +302,7 @@ def elastic_report(d, params):
                           % (f(span(high_submit, te)), f(span(high_submit, t)),
                              f(span(high_submit, told_t))))
             waited["elastic"] = preemptor_running(
-                head, d, high_submit,
+                head, d, ms, high_submit,
                 "(target < 2 s + the ranks' checkpoint %s s) [the preempted "
                 "units are cancelled once their ranks left]" % f(rb["checkpoint"]))
         user = rb["user"] or 0.0
@@ -359,7 +364,7 @@ def native_report(d, params):
         preempt_lines(head, ms, high_submit, rb["told_last"], rb["nranks_told"],
                       " [Slurm's SIGTERM to the steps]")
         waited["native"] = preemptor_running(
-            head, d, high_submit,
+            head, d, ms, high_submit,
             "[Slurm frees the nodes at the end of the partition's GraceTime]")
         print("%s: told->ranks up again %s s [whole job requeued: ranks' "
               "told->exit %s s (checkpoint %s s), then GraceTime, the "

@@ -117,6 +117,8 @@ def main():
         # first told 20.6 -> ranks-up 22.0 = 1.4, minus slowest told->exit 0.4
         "bench: resize 2 preempt: overhead 1.00 s (target < 2 s)",
         "bench: resize 2 preempt: preemptor submitted->running 1.20 s (target < 2 s + the ranks' checkpoint 0.15 s)",
+        # Slurm's preemption seen at 20.5: the rest is ours and Slurm's start
+        "from Slurm's preemption start (+0.50 s) 0.70 s",
         "bench: elastic: time to finish 32.00 s",
         "bench: native resize 1 preempt: preemptor submitted->running 10.50 s",
         "bench: elastic vs native: preemptor submitted->running 1.20 s vs 10.50 s",
