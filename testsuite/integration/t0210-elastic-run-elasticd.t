@@ -20,8 +20,16 @@ cat >"$ED_TMP/worker.sh" <<'EOS'
 f="$W/r.$ELASTIC_RESTART_COUNT.$RANK"
 echo "$RANK $WORLD_SIZE $ELASTIC_RESTART_COUNT $ELASTIC_PREV_NNODES $ELASTIC_JOB_ID $SLURM_JOB_ID $MASTER_ADDR:$MASTER_PORT" >"$f.tmp"
 mv "$f.tmp" "$f"
-trap '[ -e "$W/slow" ] && sleep 6; echo "$(date +%s.%N)" >"$W/ck.$ELASTIC_RESTART_COUNT.$RANK"; exit 0' URG
-while [ ! -e "$W/finish" ]; do sleep 0.1; done
+# The handler only notes the event, as libelastic's: it may come twice.
+trap 'ev=1' URG
+while [ ! -e "$W/finish" ]; do
+	if [ -n "${ev:-}" ]; then
+		[ -e "$W/slow" ] && sleep 6
+		echo "$(date +%s.%N)" >"$W/ck.$ELASTIC_RESTART_COUNT.$RANK"
+		exit 0
+	fi
+	sleep 0.1
+done
 EOS
 chmod 755 "$ED_TMP/worker.sh"
 
