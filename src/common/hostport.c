@@ -1,6 +1,9 @@
 #include "config.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <string.h>
+#include <strings.h>
 
 #include "hostport.h"
 #include "parse.h"
@@ -71,4 +74,35 @@ int hostport_parse(const char *s, char host[HOSTPORT_HOST_MAX + 1],
 	host[hlen] = '\0';
 	*port = (unsigned)v;
 	return 0;
+}
+
+bool hostport_is_wildcard(const char *host)
+{
+	struct in6_addr a6;
+	struct in_addr a4;
+
+	if (!*host)
+		return true;
+	if (inet_pton(AF_INET, host, &a4) == 1)
+		return a4.s_addr == htonl(INADDR_ANY);
+	return inet_pton(AF_INET6, host, &a6) == 1 &&
+	       IN6_IS_ADDR_UNSPECIFIED(&a6);
+}
+
+bool hostport_is_loopback(const char *host)
+{
+	struct in6_addr a6;
+	struct in_addr a4;
+	size_t n = strlen(host);
+
+	/* RFC 6761: localhost and every name under it. */
+	if (!strcasecmp(host, "localhost") ||
+	    (n > 10 && !strcasecmp(host + n - 10, ".localhost")))
+		return true;
+	if (inet_pton(AF_INET, host, &a4) == 1)
+		return (ntohl(a4.s_addr) >> 24) == 127;
+	if (inet_pton(AF_INET6, host, &a6) != 1)
+		return false;
+	return IN6_IS_ADDR_LOOPBACK(&a6) ||
+	       (IN6_IS_ADDR_V4MAPPED(&a6) && a6.s6_addr[12] == 127);
 }

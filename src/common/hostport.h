@@ -1,6 +1,8 @@
 #ifndef ELASTIC_COMMON_HOSTPORT_H
 #define ELASTIC_COMMON_HOSTPORT_H
 
+#include <stdbool.h>
+
 #include "error.h"
 
 /*
@@ -13,5 +15,19 @@
 #define HOSTPORT_HOST_MAX 255
 int hostport_parse(const char *s, char host[HOSTPORT_HOST_MAX + 1],
 		   unsigned *port, elastic_error_t *err);
+
+/* Why a wildcard is refused where a client needs an address. */
+#define HOSTPORT_WILDCARD_WHY                                                  \
+	"a wildcard is where elasticd listens, not an address to reach it "    \
+	"(allowed: HOST:PORT or [IPV6]:PORT that every node resolves, e.g. "   \
+	"ctl:6830)"
+
+/* A host as hostport_parse() fills it: every address of the machine
+ * ("" from "*:PORT" or ":PORT", 0.0.0.0, ::), where a daemon listens but
+ * no client can connect to. */
+bool hostport_is_wildcard(const char *host);
+
+/* Only this machine: 127.0.0.0/8, ::1 (or ::ffff:127.x.y.z), localhost. */
+bool hostport_is_loopback(const char *host);
 
 #endif

@@ -29,7 +29,8 @@ enum key_type {
 	T_ONDEMAND,
 	T_SIGNAL,
 	T_PATH,
-	T_LISTEN,  /* elasticd's address:port */
+	T_LISTEN,  /* where elasticd listens; noted in elasticd_listen_set */
+	T_SERVER,  /* where clients reach elasticd: no wildcard; "" = unset */
 	T_MSEC,	   /* POLICY_POLL_MS_MIN..POLICY_POLL_MS_MAX */
 	T_ABSPATH, /* absolute, no % escapes; empty = unset */
 };
@@ -65,6 +66,7 @@ static const struct key {
 	{ "DefaultSignal", T_SIGNAL, F(default_signal) },
 	{ "DefaultKeep", T_KEEP, F(default_keep) },
 	{ "DefaultCheckpointDir", T_PATH, F(default_checkpoint_dir) },
+	{ "ElasticdServer", T_SERVER, F(elasticd_server) },
 	{ "ElasticdListen", T_LISTEN, F(elasticd_listen) },
 	{ "ElasticdPollInterval", T_MSEC, F(elasticd_poll_ms) },
 	{ "ElasticdAdmins", T_LIST, F(elasticd_admins) },
@@ -252,6 +254,28 @@ int policy_check_path(const char *path, const char *what, elastic_error_t *err)
 	return 0;
 }
 
+/* HOST:PORT into field; a wildcard host is refused with no_wildcard, if
+ * given. */
+static int set_hostport(char *field, const char *val, const char *no_wildcard,
+			const char *where, const char *key,
+			elastic_error_t *err)
+{
+	char host[HOSTPORT_HOST_MAX + 1];
+	elastic_error_t e;
+	unsigned port;
+
+	if (strlen(val) > POLICY_LISTEN_MAX)
+		return elastic_errorf(err, "%s: %s: longer than %d characters",
+				      where, key, POLICY_LISTEN_MAX);
+	if (hostport_parse(val, host, &port, &e) < 0)
+		return elastic_errorf(err, "%s: %s=%s", where, key, e.text);
+	if (no_wildcard && hostport_is_wildcard(host))
+		return elastic_errorf(err, "%s: %s=%s: %s", where, key, val,
+				      no_wildcard);
+	strcpy(field, val);
+	return 0;
+}
+
 static int set_key(struct elastic_policy *p, const struct key *k, char *val,
 		   const char *where, elastic_error_t *err)
 {
@@ -321,23 +345,18 @@ static int set_key(struct elastic_policy *p, const struct key *k, char *val,
 			return -1;
 		strcpy(field, val);
 		return 0;
-	case T_LISTEN: {
-		char host[HOSTPORT_HOST_MAX + 1];
-		elastic_error_t e;
-		unsigned port;
-
-		if (strlen(val) > POLICY_LISTEN_MAX)
-			return elastic_errorf(err,
-					      "%s: %s: longer than %d "
-					      "characters",
-					      where, k->name,
-					      POLICY_LISTEN_MAX);
-		if (hostport_parse(val, host, &port, &e) < 0)
-			return elastic_errorf(err, "%s: %s=%s", where, k->name,
-					      e.text);
-		strcpy(field, val);
+	case T_LISTEN:
+		if (set_hostport(field, val, NULL, where, k->name, err) < 0)
+			return -1;
+		p->elasticd_listen_set = true;
 		return 0;
-	}
+	case T_SERVER:
+		if (!*val) { /* unset */
+			*(char *)field = '\0';
+			return 0;
+		}
+		return set_hostport(field, val, HOSTPORT_WILDCARD_WHY, where,
+				    k->name, err);
 	case T_MSEC:
 		r = parse_uint(val, POLICY_POLL_MS_MIN, POLICY_POLL_MS_MAX, &v);
 		if (r != PARSE_OK)

@@ -81,10 +81,16 @@ struct elastic_policy {
 	char default_checkpoint_dir[POLICY_PATH_MAX +
 				    1]; /* DefaultCheckpointDir */
 
+	/* ElasticdServer: where clients reach elasticd, a HOST:PORT every
+	 * node resolves (never a wildcard); "" = unset.  server.h picks a
+	 * client's address from it and ElasticdListen. */
+	char elasticd_server[POLICY_LISTEN_MAX + 1];
+
 	/* elasticd's own settings (elasticd(8)); other readers ignore them. */
 	char elasticd_listen[POLICY_LISTEN_MAX + 1]; /* ElasticdListen */
-	unsigned elasticd_poll_ms;		     /* ElasticdPollInterval */
-	struct policy_list elasticd_admins;	     /* ElasticdAdmins */
+	bool elasticd_listen_set;	    /* ElasticdListen is in the file */
+	unsigned elasticd_poll_ms;	    /* ElasticdPollInterval */
+	struct policy_list elasticd_admins; /* ElasticdAdmins */
 	/* ElasticdMungeSocket; "" = libmunge's default */
 	char elasticd_munge_socket[POLICY_PATH_MAX + 1];
 	/* ElasticdStateDir; "" = none */
@@ -95,7 +101,8 @@ struct elastic_policy {
 #define POLICY_POLL_MS_MIN     100
 #define POLICY_POLL_MS_MAX     60000
 #define POLICY_POLL_MS_DEFAULT 1000
-/* ElasticdListen is checked with hostport_parse() (hostport.h). */
+/* ElasticdListen and ElasticdServer are checked with hostport_parse()
+ * (hostport.h). */
 
 /* The built-in policy, used when elastic.conf does not exist. */
 void policy_defaults(struct elastic_policy *p);

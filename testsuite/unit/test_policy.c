@@ -89,7 +89,9 @@ static void defaults(void **state)
 	assert_int_equal(p.default_keep, 3);
 	assert_string_equal(p.default_checkpoint_dir,
 			    "%h/elastic-checkpoints/%j");
+	assert_string_equal(p.elasticd_server, "");
 	assert_string_equal(p.elasticd_listen, "127.0.0.1:6830");
+	assert_false(p.elasticd_listen_set);
 	assert_int_equal(p.elasticd_poll_ms, 1000);
 	assert_int_equal(p.elasticd_admins.n, 0);
 	assert_string_equal(p.elasticd_munge_socket, "");
@@ -166,6 +168,7 @@ static const char all_keys_text[] = "MaxNodes=64\n"
 				    "DefaultSignal=USR1\n"
 				    "DefaultKeep=5\n"
 				    "DefaultCheckpointDir=/scratch/%u/ck/%j\n"
+				    "ElasticdServer=ctl:7000\n"
 				    "ElasticdListen=0.0.0.0:7000\n"
 				    "ElasticdPollInterval=250\n"
 				    "ElasticdAdmins=ops,slurm\n"
@@ -212,7 +215,9 @@ static void check_all_keys(const struct elastic_policy *p)
 	assert_int_equal(p->default_signal, SIGUSR1);
 	assert_int_equal(p->default_keep, 5);
 	assert_string_equal(p->default_checkpoint_dir, "/scratch/%u/ck/%j");
+	assert_string_equal(p->elasticd_server, "ctl:7000");
 	assert_string_equal(p->elasticd_listen, "0.0.0.0:7000");
+	assert_true(p->elasticd_listen_set);
 	assert_int_equal(p->elasticd_poll_ms, 250);
 	assert_int_equal(p->elasticd_admins.n, 2);
 	assert_string_equal(p->elasticd_admins.name[0], "ops");
@@ -765,6 +770,7 @@ static void elasticd_keys(void **state)
 			 good_listen[i]);
 		must_parse(&p, text);
 		assert_string_equal(p.elasticd_listen, good_listen[i]);
+		assert_true(p.elasticd_listen_set);
 	}
 	must_parse(&p, "ElasticdPollInterval=100");
 	assert_int_equal(p.elasticd_poll_ms, 100);
@@ -799,6 +805,64 @@ static void elasticd_keys(void **state)
 	snprintf(text, sizeof(text), "ElasticdListen=%s:1",
 		 name_of(POLICY_LISTEN_MAX, 'h'));
 	must_fail(text, "e.conf:1: ElasticdListen: longer than 263 "
+			"characters");
+}
+
+/* ElasticdServer: an address every node reaches, never a wildcard. */
+static void elasticd_server_key(void **state)
+{
+	static const char *good[] = {
+		"ctl:6830",	  "10.1.2.3:1",		"[fe80::1]:65535",
+		"127.0.0.1:6830", "ctl.example.org:80",
+	};
+	static const char *wildcards[] = {
+		"*:6830", ":6830", "0.0.0.0:6830", "[::]:6830", "[0:0::0]:6830",
+	};
+	static const struct {
+		const char *val;
+		const char *msg;
+	} bad[] = {
+		{ "ctl:0", "e.conf:1: ElasticdServer=ctl:0: port '0': out of "
+			   "range (allowed: 1 to 65535)" },
+		{ "ctl:65536", "e.conf:1: ElasticdServer=ctl:65536: port "
+			       "'65536': out of range (allowed: 1 to 65535)" },
+		{ "ctl", "e.conf:1: ElasticdServer=ctl: no port (want "
+			 "HOST:PORT, [IPV6]:PORT or *:PORT, e.g. "
+			 "127.0.0.1:6830)" },
+	};
+	struct elastic_policy p;
+	char text[POLICY_PATH_MAX + 64], want[512];
+
+	(void)state;
+	for (size_t i = 0; i < N(good); i++) {
+		snprintf(text, sizeof(text), "ElasticdServer=%s", good[i]);
+		must_parse(&p, text);
+		assert_string_equal(p.elasticd_server, good[i]);
+		/* The other key, untouched. */
+		assert_string_equal(p.elasticd_listen, POLICY_DEFAULT_LISTEN);
+		assert_false(p.elasticd_listen_set);
+	}
+	/* Empty: unset. */
+	must_parse(&p, "ElasticdServer=ctl:1\nElasticdServer=\n");
+	assert_string_equal(p.elasticd_server, "");
+	for (size_t i = 0; i < N(wildcards); i++) {
+		snprintf(text, sizeof(text), "\n\nElasticdServer=%s",
+			 wildcards[i]);
+		snprintf(want, sizeof(want),
+			 "e.conf:3: ElasticdServer=%s: a wildcard is where "
+			 "elasticd listens, not an address to reach it "
+			 "(allowed: HOST:PORT or [IPV6]:PORT that every node "
+			 "resolves, e.g. ctl:6830)",
+			 wildcards[i]);
+		must_fail(text, want);
+	}
+	for (size_t i = 0; i < N(bad); i++) {
+		snprintf(text, sizeof(text), "ElasticdServer=%s", bad[i].val);
+		must_fail(text, bad[i].msg);
+	}
+	snprintf(text, sizeof(text), "ElasticdServer=%s:1",
+		 name_of(POLICY_LISTEN_MAX, 'h'));
+	must_fail(text, "e.conf:1: ElasticdServer: longer than 263 "
 			"characters");
 }
 
@@ -1218,6 +1282,7 @@ int main(void)
 		cmocka_unit_test(signal_key),
 		cmocka_unit_test(path_key),
 		cmocka_unit_test(elasticd_keys),
+		cmocka_unit_test(elasticd_server_key),
 		cmocka_unit_test(check_path_length),
 		cmocka_unit_test(lines),
 		cmocka_unit_test(relations),
