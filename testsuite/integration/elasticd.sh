@@ -55,12 +55,13 @@ ed_setup() {
 # ed_write_conf [KEY=VALUE...]: elasticd's own copy of the cluster's
 # elastic.conf, fast for tests, with the given keys replaced or added.
 ed_write_conf() {
-	local kv keys="ElasticdListen ElasticdPollInterval ElasticdAdmins ElasticdMungeSocket ElasticdStateDir DefaultScaleDelay"
+	local kv keys="ElasticdListen ElasticdServer ElasticdPollInterval ElasticdAdmins ElasticdMungeSocket ElasticdStateDir DefaultScaleDelay"
 	for kv in "$@"; do keys="$keys ${kv%%=*}"; done
 	{
 		echo "# $ED_NAME: the cluster's elastic.conf, then the test's settings"
 		grep -viE "^[[:space:]]*($(echo "$keys" | tr ' ' '|'))[[:space:]]*=" "$MC_DIR/etc/elastic.conf"
 		echo "ElasticdListen=$ED_SERVER"
+		echo "ElasticdServer=$ED_SERVER"
 		echo "ElasticdPollInterval=$ED_POLL_MS"
 		# No ElasticdAdmins: root is an admin by elasticd's own rule.
 		echo "ElasticdMungeSocket=$MC_MUNGE_SOCKET"
