@@ -352,16 +352,20 @@ static enum fetch_result ed_fetch(const struct config *c, struct source *src,
 }
 
 /*
- * Which elasticd to ask: --elasticd, ELASTIC_RUN_ELASTICD, then
- * ElasticdListen in elastic.conf; "none" asks none.  The munge socket:
- * --munge-socket, ELASTIC_RUN_MUNGE_SOCKET, ElasticdMungeSocket, munge's.
+ * Which elasticd to ask: --elasticd, ELASTIC_RUN_ELASTICD, else what
+ * elastic.conf (p, read from conf) says, by server_choose(); "none" asks
+ * none.  The munge socket: --munge-socket, ELASTIC_RUN_MUNGE_SOCKET,
+ * ElasticdMungeSocket, munge's.  An address that cannot be elasticd's
+ * fails here, before anything is launched.
  */
 static int source_init(struct source *src, const char *server,
 		       const char *munge, const struct elastic_policy *p,
-		       const elastic_error_t *p_err)
+		       const char *conf, const elastic_error_t *p_err)
 {
 	const char *from = "--elasticd";
+	struct server_addr addr;
 	elastic_error_t err;
+	int rc;
 
 	memset(src, 0, sizeof(*src));
 	src->exit_ms = -1;
@@ -373,25 +377,27 @@ static int source_init(struct source *src, const char *server,
 		munge = NULL;
 	if (server && !strcmp(server, "none"))
 		return 0;
-	if (!server || !munge) {
-		if (!p) {
-			fprintf(stderr, PROG ": warning: %s\n", p_err->text);
-			if (!server)
-				return 0;
-		}
-		if (p && !server) {
-			server = p->elasticd_listen;
-			from = "ElasticdListen";
-		}
-		if (p && !munge && p->elasticd_munge_socket[0])
-			munge = p->elasticd_munge_socket;
+	if (!p && (!server || !munge)) {
+		fprintf(stderr, PROG ": warning: %s\n", p_err->text);
+		if (!server)
+			return 0;
 	}
-	if (elasticd_client_init(&src->ed, server, munge ? munge : "", &err) <
-	    0) {
-		fprintf(stderr, PROG ": %s%s%s (or --elasticd=none)\n", from,
-			from[0] == '-' ? "=" : ": ", err.text);
+	rc = server_choose(server, from, p, conf, &addr, &err);
+	if (rc < 0) {
+		fprintf(stderr, PROG ": %s (or --elasticd=none)\n", err.text);
 		return -1;
 	}
+	if (rc == SERVER_NONE) {
+		/* Said once: every launch line says source=allocation. */
+		fprintf(stderr,
+			PROG ": no ElasticdServer in %s (nor --elasticd): "
+			     "the world is this job's own allocation alone\n",
+			conf);
+		return 0;
+	}
+	if (p && !munge && p->elasticd_munge_socket[0])
+		munge = p->elasticd_munge_socket;
+	elasticd_client_init(&src->ed, &addr, munge);
 	src->have_ed = true;
 	return 0;
 }
@@ -1803,7 +1809,8 @@ int main(int argc, char **argv)
 			pol = NULL;
 		}
 		c.ckpt = ckpt_setup(&c, pol);
-		rc = source_init(&src, ed_server, ed_munge, pol, &pol_err);
+		rc = source_init(&src, ed_server, ed_munge, pol, pol_path,
+				 &pol_err);
 		free(pol);
 		if (rc < 0)
 			return 2;

@@ -13,7 +13,6 @@
 #include <munge.h>
 
 #include "apiclient/apiclient.h"
-#include "common/hostport.h"
 #include "common/nodelist.h"
 #include "membership.h"
 
@@ -157,30 +156,15 @@ bool members_same(const struct members *a, const struct members *b)
 	return true;
 }
 
-int elasticd_client_init(struct elasticd_client *c, const char *server,
-			 const char *munge_socket, elastic_error_t *err)
+void elasticd_client_init(struct elasticd_client *c,
+			  const struct server_addr *server,
+			  const char *munge_socket)
 {
-	char host[HOSTPORT_HOST_MAX + 1], buf[POLICY_PATH_MAX + 1];
-	unsigned port;
-
 	memset(c, 0, sizeof(*c));
-	if (!strncmp(server, "http://", 7))
-		server += 7;
-	snprintf(buf, sizeof(buf), "%s", server);
-	buf[strcspn(buf, "/")] = '\0';
-	if (hostport_parse(buf, host, &port, err))
-		return -1;
-	snprintf(c->server, sizeof(c->server), "%s", buf);
-	if (!*host || !strcmp(host, "0.0.0.0"))
-		snprintf(host, sizeof(host), "127.0.0.1");
-	else if (!strcmp(host, "::"))
-		snprintf(host, sizeof(host), "::1");
-	snprintf(c->url, sizeof(c->url),
-		 strchr(host, ':') ? "http://[%s]:%u" : "http://%s:%u", host,
-		 port);
+	snprintf(c->server, sizeof(c->server), "%s", server->addr);
+	snprintf(c->url, sizeof(c->url), "%s", server->url);
 	snprintf(c->munge_socket, sizeof(c->munge_socket), "%s",
 		 munge_socket ? munge_socket : "");
-	return 0;
 }
 
 /* A fresh credential each request: elasticd refuses a replayed one. */

@@ -7,6 +7,7 @@
 
 #include "common/error.h"
 #include "common/policy.h"
+#include "common/server.h"
 
 /*
  * The world elastic-run launches over: the allocations (Slurm jobs) of an
@@ -55,12 +56,11 @@ struct elasticd_client {
 	char munge_socket[POLICY_PATH_MAX + 1]; /* "" = munge's default */
 };
 
-/*
- * Configure from server ("HOST:PORT", "http://HOST:PORT"; a wildcard host
- * means this machine) and munge socket ("" for munge's default).
- */
-int elasticd_client_init(struct elasticd_client *c, const char *server,
-			 const char *munge_socket, elastic_error_t *err);
+/* Configure from the address server_choose() picked and the munge socket
+ * ("" or NULL for munge's default). */
+void elasticd_client_init(struct elasticd_client *c,
+			  const struct server_addr *server,
+			  const char *munge_socket);
 
 enum fetch_result {
 	FETCH_OK,	   /* *ms is the formed world */

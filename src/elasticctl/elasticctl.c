@@ -35,10 +35,10 @@
 #include "common/ckpt.h"
 #include "common/ckpt_eval.h"
 #include "common/error.h"
-#include "common/hostport.h"
 #include "common/options.h"
 #include "common/parse.h"
 #include "common/policy.h"
+#include "common/server.h"
 
 #define PROG "elasticctl"
 
@@ -51,14 +51,13 @@ enum exit_code {
 	EXIT_NOT_FOUND = 5,
 };
 
-#define DEFAULT_SERVER "127.0.0.1:6830"
-#define TIMEOUT_S      30
-#define MAX_BODY       (64UL << 20)
+#define TIMEOUT_S 30
+#define MAX_BODY  (64UL << 20)
 
 /* Where the server address and munge socket came from, for messages. */
 struct ctl {
-	char server[512];	 /* as given: HOST:PORT */
-	const char *server_from; /* "--server", "ELASTICCTL_SERVER", ... */
+	char server[512];	 /* HOST:PORT */
+	const char *server_from; /* "--server", "ElasticdServer", ... */
 	char base_url[512];	 /* http://HOST:PORT */
 	char munge_socket[POLICY_PATH_MAX + 1]; /* "" = libmunge's default */
 	const char *munge_from;
@@ -105,9 +104,7 @@ static void usage(FILE *f)
 	    "                             (%%j expands), when slurmctld has\n"
 	    "                             forgotten the job\n"
 	    "  -s, --server=HOST:PORT     elasticd's address (default:\n"
-	    "                             ElasticdListen in elastic.conf, "
-	    "else\n"
-	    "                             " DEFAULT_SERVER ")\n"
+	    "                             ElasticdServer in elastic.conf)\n"
 	    "  -m, --munge-socket=PATH    munged's socket (default:\n"
 	    "                             ElasticdMungeSocket, else "
 	    "munge's)\n"
@@ -125,7 +122,8 @@ static void usage_hint(void)
 
 /*
  * The server's address and munge socket: option, then environment, then
- * elastic.conf (read only when needed), then the defaults.
+ * elastic.conf (read only when needed): server_choose() says which
+ * address; the munge socket defaults to munge's.
  */
 static int configure(struct ctl *c, const char *opt_server,
 		     const char *opt_munge)
@@ -133,11 +131,10 @@ static int configure(struct ctl *c, const char *opt_server,
 	const char *env_server = getenv("ELASTICCTL_SERVER");
 	const char *env_munge = getenv("ELASTICCTL_MUNGE_SOCKET");
 	const char *server = NULL;
-	struct elastic_policy p;
+	struct elastic_policy p, *conf = NULL;
+	struct server_addr addr;
 	elastic_error_t err;
-	char host[HOSTPORT_HOST_MAX + 1];
-	unsigned port;
-	bool found;
+	int rc;
 
 	/* Beside slurm.conf, as the plugins find it. */
 	policy_conf_path(getenv("SLURM_CONF"), c->conf_path,
@@ -164,47 +161,36 @@ static int configure(struct ctl *c, const char *opt_server,
 	}
 
 	if (!server || !c->munge_from) {
-		if (policy_load(&p, c->conf_path, &found, &err)) {
+		if (policy_load(&p, c->conf_path, NULL, &err)) {
 			die_msg("%s (or give --server and --munge-socket)",
 				err.text);
 			return EXIT_FAIL;
 		}
-		if (!server) {
-			snprintf(c->server, sizeof(c->server), "%s",
-				 p.elasticd_listen);
-			c->server_from =
-			    found ? "ElasticdListen" : "the default";
-		}
+		conf = &p;
 		if (!c->munge_from && p.elasticd_munge_socket[0]) {
 			snprintf(c->munge_socket, sizeof(c->munge_socket), "%s",
 				 p.elasticd_munge_socket);
 			c->munge_from = "ElasticdMungeSocket";
 		}
 	}
-	if (server)
-		snprintf(c->server, sizeof(c->server), "%s", server);
 	if (!c->munge_from)
 		c->munge_from = "munge's default";
 
-	/* Accept a URL too: what a browser or curl would be given. */
-	if (!strncmp(c->server, "http://", 7)) {
-		memmove(c->server, c->server + 7, strlen(c->server + 7) + 1);
-		c->server[strcspn(c->server, "/")] = '\0';
+	rc = server_choose(server, c->server_from, conf, c->conf_path, &addr,
+			   &err);
+	if (rc < 0) {
+		die_msg("%s", err.text);
+		return server && server == opt_server ? EXIT_USAGE : EXIT_FAIL;
 	}
-	if (hostport_parse(c->server, host, &port, &err)) {
-		/* err starts with the value: "--server=VALUE: why". */
-		die_msg("%s%s%s", c->server_from, *c->server ? "=" : ": ",
-			err.text);
-		return c->server_from[0] == '-' ? EXIT_USAGE : EXIT_FAIL;
+	if (rc == SERVER_NONE) {
+		die_msg("no elasticd configured: set ElasticdServer=HOST:PORT "
+			"in %s, or give --server=HOST:PORT",
+			c->conf_path);
+		return EXIT_FAIL;
 	}
-	/* Where the daemon listens on every address, ask it locally. */
-	if (!*host || !strcmp(host, "0.0.0.0"))
-		snprintf(host, sizeof(host), "127.0.0.1");
-	else if (!strcmp(host, "::"))
-		snprintf(host, sizeof(host), "::1");
-	snprintf(c->base_url, sizeof(c->base_url),
-		 strchr(host, ':') ? "http://[%s]:%u" : "http://%s:%u", host,
-		 port);
+	snprintf(c->server, sizeof(c->server), "%s", addr.addr);
+	snprintf(c->base_url, sizeof(c->base_url), "%s", addr.url);
+	c->server_from = addr.from;
 	return EXIT_OK;
 }
 
@@ -312,7 +298,7 @@ static int request(const struct ctl *c, const char *method, const char *path,
 		}
 		die_msg("cannot reach elasticd at %s (from %s): %s (is "
 			"elasticd running there? set --server=HOST:PORT, "
-			"ELASTICCTL_SERVER, or ElasticdListen in %s)",
+			"ELASTICCTL_SERVER, or ElasticdServer in %s)",
 			c->server, c->server_from,
 			*errbuf ? errbuf : curl_easy_strerror(cc),
 			c->conf_path);
