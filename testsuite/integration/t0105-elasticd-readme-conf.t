@@ -1,10 +1,13 @@
 #!/bin/bash
 # The elastic.conf of the README's "Installing on a cluster", as an admin
 # copies it: read from the README (not copied here), used by slurmctld's
-# job_submit/elastic and by elasticd.  As written, a group grows into
-# its preemptible partition; without its PreemptiblePartitions line, a
-# group cannot grow but still forms its first world at min at once, so
-# that its launcher starts on the base.
+# job_submit/elastic and by elasticd, with this cluster's elasticd address
+# for the README's.  As written, a group grows into its preemptible
+# partition; without its PreemptiblePartitions line, a group cannot grow
+# but still forms its first world at min at once, so that its launcher
+# starts on the base.  Without its ElasticdServer line, and ElasticdListen
+# a wildcard, elasticctl and elastic-run refuse to guess where elasticd is
+# (their loopback is not elasticd's host) and say to set ElasticdServer.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/elasticd.sh"
 ed_setup
@@ -16,7 +19,7 @@ both_cleanups() {
 	ed_cleanup
 }
 
-plan 10
+plan 14
 
 # The settings lines of the README's elastic.conf block.
 readme_conf() {
@@ -25,11 +28,13 @@ readme_conf() {
 		on { sub(/^    /, ""); if ($0 !~ /^#/) print }' "$ELASTIC_SRCDIR/README.md"
 }
 conf=$(readme_conf)
-like "the README shows an elastic.conf with MaxNodes, BasePartitions and PreemptiblePartitions" \
-	"$(printf '%s\n' "$conf" | cut -d= -f1 | tr '\n' ' ')" '^MaxNodes BasePartitions PreemptiblePartitions $'
+like "the README shows an elastic.conf with MaxNodes, BasePartitions, PreemptiblePartitions, ElasticdListen and ElasticdServer" \
+	"$(printf '%s\n' "$conf" | cut -d= -f1 | tr '\n' ' ')" '^MaxNodes BasePartitions PreemptiblePartitions ElasticdListen ElasticdServer $'
+# This cluster's elasticd for the admin's controller (ctl:6830).
+conf=$(printf '%s\n' "$conf" | sed -E "s/^(ElasticdListen|ElasticdServer)=.*/\1=$ED_SERVER/")
 
 # use_conf LINES...: the cluster's elastic.conf and elasticd's are LINES,
-# plus where this elasticd listens and keeps its state.
+# plus, for elasticd, where it listens and keeps its state.
 use_conf() {
 	set_policy "$@"
 	trap both_cleanups EXIT
@@ -69,4 +74,23 @@ is "... with no unit asked for" "$(gq "$base" 'len(members()) - 1')" 0
 like "elasticd says why it cannot grow" "$(grep "group $base" "$ED_LOG")" 'no PreemptiblePartitions in elastic.conf: no units'
 scancel "$base"
 ok "elasticd stops on SIGTERM" ed_stop
+
+# --- without ElasticdServer, ElasticdListen a wildcard: no address --------
+# No elasticd runs: the clients must fail on the configuration alone.
+mapfile -t lines < <(printf '%s\n' "$conf" | grep -vE '^(ElasticdListen|ElasticdServer)=')
+set_policy "${lines[@]}" "ElasticdListen=*:$ED_PORT"
+trap both_cleanups EXIT
+no_server="no ElasticdServer in $POLICY, and ElasticdListen=\\*:$ED_PORT is not an address other hosts can reach: set ElasticdServer=HOST:PORT"
+out=$("$ELASTICCTL" status 2>&1)
+rc=$?
+is "elasticctl without --server fails (exit 1) with one line" "$rc $(printf '%s\n' "$out" | wc -l)" "1 1"
+like "... naming ElasticdServer and ElasticdListen" "$out" "^elasticctl: $no_server"
+RUN="$ELASTIC_BUILDDIR/src/elastic-run/elastic-run"
+jid=$(sbatch --parsable --elastic-min=1 --elastic-max=1 -D "$ED_TMP" -o "$ED_TMP/run.out" -t 5 \
+	--wrap "$RUN -- touch $ED_TMP/launched")
+wait_until 60 job_gone_or_done "$jid"
+is "elastic-run in a job exits 2, launching nothing" \
+	"$(job_field "$jid" ExitCode) $([ -e "$ED_TMP/launched" ] && echo launched || echo none)" "2:0 none"
+like "... with one line naming ElasticdServer" "$(grep '^elastic-run:' "$ED_TMP/run.out" 2>&1 | tr '\n' '|')" \
+	"^elastic-run: $no_server[^|]* \\(or --elasticd=none\\)\\|$"
 done_testing

@@ -7,8 +7,9 @@
 # was processed once.
 #
 # usage: elastic-story.sh BUILDDIR SRCDIR WORKDIR USER
-# Needs SLURM_CONF, an elasticd serving the cluster's elastic.conf, root
-# (to fail and resume a node), and partitions preempt (units) and high.
+# Needs SLURM_CONF, an elasticd at the ElasticdServer of the cluster's
+# elastic.conf, root (to fail and resume a node), and partitions preempt
+# (units) and high.
 set -uo pipefail
 build=$1 src=$2 work=$3 user=$4
 RUN=$build/src/elastic-run/elastic-run
