@@ -1,0 +1,132 @@
+#!/bin/bash
+# Real PyTorch DDP ranks on a cluster of hosts (MC_HOSTS=1): elasticd on
+# ctl, the batch script and the ranks on compute hosts, rendezvous over
+# the hosts' addresses.  Real faults: a unit's node crashes (every process
+# on it killed, its link down) and boots again; elasticd's host is cut
+# off from the nodes for a moment.  The run ends when its training ends.
+. "$(dirname "$0")/lib.sh"
+
+# A cluster of hosts of its own, beside the shared one: everything below
+# (lib.sh's and elasticd.sh's helpers) talks to it.
+export MC_HOSTS=1 MC_DIR=$MC_DIR-hosts MC_PORT_BASE=$((MC_PORT_BASE + 700)) MC_NODES=5 MC_FIRST_JOB_ID=710000
+"$MINICLUSTER" down >/dev/null 2>&1
+up=$("$MINICLUSTER" up 2>&1) || bail "minicluster up with MC_HOSTS=1 failed: $up"
+# Each host has a /tmp of its own: files the jobs share live in MC_DIR,
+# the cluster's shared file system.
+export TMPDIR=$MC_DIR/tmp
+mkdir -p "$TMPDIR" && chmod 1777 "$TMPDIR"
+eval "$("$MINICLUSTER" env)"
+. "$(dirname "$0")/elasticd.sh"
+ED_SERVER=$MC_SUBNET.2:$ED_PORT
+ed_setup
+ED_LOG=$MC_DIR/log/elasticd.out
+hosts_cleanup() {
+	ed_cleanup
+	local rc=$?
+	"$MINICLUSTER" down >/dev/null 2>&1
+	return $rc
+}
+trap hosts_cleanup EXIT
+
+plan 23
+
+RUN="$ELASTIC_BUILDDIR/src/elastic-run/elastic-run"
+EX="$ELASTIC_SRCDIR/contribs/examples/pytorch"
+W=$ED_TMP/w
+mkdir -p "$W/samples" "$W/ckpt" && chmod -R 777 "$W"
+"$PYTHON" -c 'import torch' 2>/dev/null || bail "python3-torch is not installed"
+
+SAMPLES=2048 BATCH=64 EVERY=10
+EPOCHS=${T0310_EPOCHS:-120}
+out=$W/out
+log() { grep -E -- "$1" "$out" 2>/dev/null; }
+log_has() { grep -qE -- "$1" "$out" 2>/dev/null; }
+resumed_at() { log "^train_ddp: world $1 restart [0-9]+ " | tail -n1 | sed -E 's/^train_ddp: world [0-9]+ restart ([0-9]+) .*/\1/'; }
+trains_at() { awk -v w="$1" -v r="$2" '
+	/^train_ddp: world / { cur = ($3 == w && $5 == r) }
+	cur && /^step / && $NF == w { found = 1 } END { exit !found }' "$out"; }
+phase() { # phase W DESC [SECONDS]: the ranks resume at a world of W and train
+	local w=$1 desc=$2 secs=${3:-90} r
+	if ! wait_until "$secs" eval "[ -n \"\$(resumed_at $w)\" ] && [ \"\$(resumed_at $w)\" -gt ${last_r:--1} ]"; then
+		_report 1 "$desc"
+		diag "$(grep -E 'elastic-run:|^train_ddp' "$out" | tail -n 15)"
+		return 1
+	fi
+	r=$(resumed_at "$w")
+	wait_until 60 trains_at "$w" "$r"
+	_report $? "$desc"
+	last_r=$r
+	figure "hosts: pytorch: $desc: $(secs_since "$t_phase") s"
+}
+last_r=-1
+
+# elasticd on ctl, as systemd would run it there.
+hosts_ed_start() {
+	"$MINICLUSTER" elasticd -f "$ED_CONF" >/dev/null || return 1
+	ED_PID=$(cat "$MC_DIR/run/elasticd.pid")
+	wait_until 10 _ed_up
+}
+ok "elasticd starts on ctl" hosts_ed_start
+like "... listening on ctl's address, not this machine's" "$(mch_listen() { "$MINICLUSTER" exec ctl ss -Hltn "sport = :$ED_PORT"; }; mch_listen)" "$MC_SUBNET\.2:$ED_PORT"
+
+t_phase=$(now)
+base=$(ED_WRAP="export OMP_NUM_THREADS=1 PYTHONPATH=$ELASTIC_SRCDIR/contribs/python
+exec $RUN -- $PYTHON $EX/train_ddp.py --samples $SAMPLES --global-batch $BATCH --epochs $EPOCHS \
+	--step-sleep 0.05 --checkpoint-every $EVERY --log-every 5 --sample-log-dir $W/samples --timeout 30" \
+	submit_group "$TEST_USER" --elastic-min=2 --elastic-max=4 --elastic-step=1 \
+	--elastic-scale-delay=2 --elastic-grace=30 --elastic-fault-timeout=5 \
+	--elastic-checkpoint-dir="$W/ckpt/%j" -o "$out")
+like "a min=2 max=4 PyTorch job is accepted" "$base" '^[0-9]+$'
+phase 4 "it grows into the idle nodes: 4 ranks on 4 hosts"
+batch=$(job_field "$base" BatchHost)
+like "elastic-run on $batch takes its world from elasticd on ctl (ElasticdServer)" \
+	"$(log 'elastic-run: .* event=(launch|relaunch) ' | tail -n1)" "source=elasticd"
+# Slurm's NodeAddr of that node, not a name each host would resolve its own way.
+first=$(scontrol show hostnames "$(job_field "$base" NodeList)" | head -n1)
+first_addr=$(scontrol show node "$first" | sed -n 's/.*NodeAddr=\([^ ]*\).*/\1/p')
+is "... the base's first node is a host of its own" "$first_addr" "$MC_SUBNET.$((10 + ${first#n}))"
+like "... and the ranks meet at its address" \
+	"$(log 'elastic-run: .* event=(launch|relaunch) ' | tail -n1)" "master=$first_addr:[0-9]+"
+
+# The crash comes once the ranks have checkpointed: what they did after
+# the newest checkpoint is lost with the node, as on a real cluster.
+ckpts() { find "$W/ckpt/$base" -maxdepth 1 -name 'ckpt-*.pt' 2>/dev/null | wc -l; }
+ok "the ranks train and checkpoint" wait_until 120 eval '[ "$(ckpts)" -ge 2 ]'
+
+# --- a unit's node crashes ----------------------------------------------------
+unit=$(running_units "$base" | tr ' ' '\n' | sed '/^$/d' | tail -n1)
+node=$(job_hosts "$unit")
+t_phase=$(now)
+ok "the node of unit $unit ($node) crashes" "$MINICLUSTER" crash "$node"
+is "... nothing of it runs any more" "$(ip netns pids "mc$MC_PORT_BASE-$node" | wc -l)" 0
+phase 3 "the job goes on at 3 ranks without it" 150
+r_fail=$last_r
+like "... from the newest checkpoint the survivors had, not from scratch" \
+	"$(log "^train_ddp: world 3 restart $r_fail ")" "resumed from .*/ckpt-[0-9]+\.pt at step [1-9][0-9]*,"
+t_phase=$(now)
+ok "the node boots" "$MINICLUSTER" boot "$node"
+phase 4 "it grows back to 4 ranks" 120
+
+# --- elasticd's host cut off from the nodes for a moment ----------------------
+# Shorter than SlurmdTimeout, so that slurmctld (on ctl too) keeps its nodes.
+ok "ctl is partitioned from the compute hosts" "$MINICLUSTER" partition ctl
+ok "... elastic-run says it cannot reach elasticd, and keeps its world" \
+	wait_until 8 log_has "^elastic-run: warning: .*\\(keeping the world\\)"
+"$MINICLUSTER" join >/dev/null
+ok "... and hears from elasticd again after the partition" wait_until 30 log_has '^elastic-run: elasticd at .* answers again'
+
+# --- the end ------------------------------------------------------------------
+ok "training finishes" wait_until 600 log_has '^train_ddp: done: '
+ok "elastic-run reports success" wait_until 30 log_has 'elastic-run: .* event=done .*result=success'
+window=$(((EVERY + 1) * BATCH))
+cs=$(runuser -u "$TEST_USER" -- "$PYTHON" "$EX/check_samples.py" "$W/samples" "$SAMPLES" "$EPOCHS" --window "$window")
+ok "every sample processed, none repeated beyond the $window of the crash: $cs" \
+	runuser -u "$TEST_USER" -- "$PYTHON" "$EX/check_samples.py" "$W/samples" "$SAMPLES" "$EPOCHS" --window "$window"
+like "... and nothing missing" "$cs" ' 0 missing, 0 unexpected'
+init=$(log '^initial loss ' | awk '{ print $3 }')
+final=$(log '^final loss ' | awk '{ print $3 }')
+ok "the loss decreased ($init -> $final)" awk -v a="$init" -v b="$final" 'BEGIN { exit !(b < a / 10) }'
+is "elastic-run counted no failure" "$(log 'event=failure' | wc -l)" 0
+diag "worlds: $(log '^train_ddp: world ' | awk '{ print $3 }' | tr '\n' ' ')"
+
+done_testing
