@@ -22,29 +22,7 @@ SAMPLES=2048 BATCH=64 EVERY=10
 STEPS_PER_EPOCH=$((SAMPLES / BATCH))
 EPOCHS=${T0300_EPOCHS:-60}
 out=$W/out
-log() { grep -E -- "$1" "$out" 2>/dev/null; }
-log_has() { grep -qE -- "$1" "$out" 2>/dev/null; }
-# resumed_at W: the restart count of the newest start of a world of W ranks.
-resumed_at() { log "^train_ddp: world $1 restart [0-9]+ " | tail -n1 | sed -E 's/^train_ddp: world [0-9]+ restart ([0-9]+) .*/\1/'; }
-# trains_at W R: rank 0 of restart R (world W) logged a training step.
-trains_at() { awk -v w="$1" -v r="$2" '
-	/^train_ddp: world / { cur = ($3 == w && $5 == r) }
-	cur && /^step / && $NF == w { found = 1 } END { exit !found }' "$out"; }
-# phase W: wait for the ranks to resume at a world of W and train a step.
-phase() {
-	local w=$1 desc=$2 r
-	if ! wait_until 90 eval "[ -n \"\$(resumed_at $w)\" ] && [ \"\$(resumed_at $w)\" -gt ${last_r:--1} ]"; then
-		_report 1 "$desc"
-		diag "$(grep -E 'elastic-run:|^train_ddp' "$out" | tail -n 12)"
-		return 1
-	fi
-	r=$(resumed_at "$w")
-	wait_until 60 trains_at "$w" "$r"
-	_report $? "$desc"
-	last_r=$r
-	figure "pytorch: $desc: $(secs_since "$t_phase") s"
-}
-last_r=-1
+. "$(dirname "$0")/pytorch.sh"
 
 ok "elasticd starts" ed_start
 # The 3 other preemptible nodes are busy: the group starts at min.

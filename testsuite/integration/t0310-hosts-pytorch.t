@@ -39,26 +39,8 @@ mkdir -p "$W/samples" "$W/ckpt" && chmod -R 777 "$W"
 SAMPLES=2048 BATCH=64 EVERY=10
 EPOCHS=${T0310_EPOCHS:-120}
 out=$W/out
-log() { grep -E -- "$1" "$out" 2>/dev/null; }
-log_has() { grep -qE -- "$1" "$out" 2>/dev/null; }
-resumed_at() { log "^train_ddp: world $1 restart [0-9]+ " | tail -n1 | sed -E 's/^train_ddp: world [0-9]+ restart ([0-9]+) .*/\1/'; }
-trains_at() { awk -v w="$1" -v r="$2" '
-	/^train_ddp: world / { cur = ($3 == w && $5 == r) }
-	cur && /^step / && $NF == w { found = 1 } END { exit !found }' "$out"; }
-phase() { # phase W DESC [SECONDS]: the ranks resume at a world of W and train
-	local w=$1 desc=$2 secs=${3:-90} r
-	if ! wait_until "$secs" eval "[ -n \"\$(resumed_at $w)\" ] && [ \"\$(resumed_at $w)\" -gt ${last_r:--1} ]"; then
-		_report 1 "$desc"
-		diag "$(grep -E 'elastic-run:|^train_ddp' "$out" | tail -n 15)"
-		return 1
-	fi
-	r=$(resumed_at "$w")
-	wait_until 60 trains_at "$w" "$r"
-	_report $? "$desc"
-	last_r=$r
-	figure "hosts: pytorch: $desc: $(secs_since "$t_phase") s"
-}
-last_r=-1
+. "$(dirname "$0")/pytorch.sh"
+PHASE_FIGURE="hosts: pytorch"
 
 # elasticd on ctl, as systemd would run it there.
 hosts_ed_start() {
@@ -67,7 +49,8 @@ hosts_ed_start() {
 	wait_until 10 _ed_up
 }
 ok "elasticd starts on ctl" hosts_ed_start
-like "... listening on ctl's address, not this machine's" "$(mch_listen() { "$MINICLUSTER" exec ctl ss -Hltn "sport = :$ED_PORT"; }; mch_listen)" "$MC_SUBNET\.2:$ED_PORT"
+like "... listening on ctl's address, not this machine's" \
+	"$("$MINICLUSTER" exec ctl ss -Hltn "sport = :$ED_PORT")" "$MC_SUBNET\.2:$ED_PORT"
 
 t_phase=$(now)
 base=$(ED_WRAP="export OMP_NUM_THREADS=1 PYTHONPATH=$ELASTIC_SRCDIR/contribs/python
