@@ -6,27 +6,8 @@
 # off from the nodes for a moment.  The run ends when its training ends.
 . "$(dirname "$0")/lib.sh"
 
-# A cluster of hosts of its own, beside the shared one: everything below
-# (lib.sh's and elasticd.sh's helpers) talks to it.
-export MC_HOSTS=1 MC_DIR=$MC_DIR-hosts MC_PORT_BASE=$((MC_PORT_BASE + 700)) MC_NODES=5 MC_FIRST_JOB_ID=710000
-"$MINICLUSTER" down >/dev/null 2>&1
-up=$("$MINICLUSTER" up 2>&1) || bail "minicluster up with MC_HOSTS=1 failed: $up"
-# Each host has a /tmp of its own: files the jobs share live in MC_DIR,
-# the cluster's shared file system.
-export TMPDIR=$MC_DIR/tmp
-mkdir -p "$TMPDIR" && chmod 1777 "$TMPDIR"
-eval "$("$MINICLUSTER" env)"
-. "$(dirname "$0")/elasticd.sh"
-ED_SERVER=$MC_SUBNET.2:$ED_PORT
-ed_setup
-ED_LOG=$MC_DIR/log/elasticd.out
-hosts_cleanup() {
-	ed_cleanup
-	local rc=$?
-	"$MINICLUSTER" down >/dev/null 2>&1
-	return $rc
-}
-trap hosts_cleanup EXIT
+. "$(dirname "$0")/hosts.sh"
+hosts_setup 5 710000
 
 plan 23
 
@@ -42,12 +23,6 @@ out=$W/out
 . "$(dirname "$0")/pytorch.sh"
 PHASE_FIGURE="hosts: pytorch"
 
-# elasticd on ctl, as systemd would run it there.
-hosts_ed_start() {
-	"$MINICLUSTER" elasticd -f "$ED_CONF" >/dev/null || return 1
-	ED_PID=$(cat "$MC_DIR/run/elasticd.pid")
-	wait_until 10 _ed_up
-}
 ok "elasticd starts on ctl" hosts_ed_start
 like "... listening on ctl's address, not this machine's" \
 	"$("$MINICLUSTER" exec ctl ss -Hltn "sport = :$ED_PORT")" "$MC_SUBNET\.2:$ED_PORT"
