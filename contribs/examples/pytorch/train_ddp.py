@@ -78,6 +78,9 @@ def watch_event_signals():
             if callable(prev):
                 prev(signum, frame)
         signal.signal(s, handler)
+        # signal.signal made it interrupt system calls again: torch's
+        # rendezvous fails on EINTR (see slurm_elastic).
+        signal.siginterrupt(s, False)
 
 
 if __name__ == "__main__":

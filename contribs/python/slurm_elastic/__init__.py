@@ -46,10 +46,13 @@ or Slurm kills it KillWait seconds later.
 
 Python runs signal handlers in the main thread, between bytecodes: the
 flag is set as soon as the main thread next runs Python code (a long call
-into C delays it).  Forked children (DataLoader workers) inherit the
-handler; that is harmless.  Install your own handler for these signals
-*before* importing this module (it is chained), or call the old one from
-yours.
+into C delays it).  The signal does not interrupt the system call such a
+call may be blocked in (:func:`signal.siginterrupt` is off for both):
+torch's rendezvous and gloo fail on EINTR.  Forked children (DataLoader
+workers) inherit the handler; that is harmless.  Install your own handler
+for these signals *before* importing this module (it is chained), or call
+the old one from yours and then ``signal.siginterrupt(sig, False)``
+(:func:`signal.signal` turns interrupting back on).
 
 Checkpoints are entries ``ckpt-<STEP>[.<ext>]`` of the checkpoint dir:
 :func:`checkpoint_path` names the one of a step (write to a hidden
@@ -171,6 +174,12 @@ def elastic_init() -> None:
                 installed.append((s, prev))
                 if prev is not _handler:
                     _previous[s] = prev
+                # The handler only notes the event: it must not break the
+                # system call a C extension is blocked in (torch's TCPStore
+                # and gloo do not retry EINTR; Python code does anyway).
+                # SIGINT keeps interrupting, as Ctrl-C should.
+                if s != signal.SIGINT:
+                    signal.siginterrupt(s, False)
         except BaseException:
             for s, prev in reversed(installed):
                 signal.signal(s, prev if prev is not None else signal.SIG_DFL)

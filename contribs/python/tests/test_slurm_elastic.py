@@ -305,6 +305,39 @@ class FreshProcess(unittest.TestCase):
                   got == [signal.SIGUSR2, signal.SIGTERM], se.elastic_signal() == signal.SIGUSR2)
             """, "True True True True", ELASTIC_SIGNAL="USR2")
 
+    def test_event_does_not_break_a_blocked_system_call(self):
+        # A rank blocked in C code (torch's TCPStore connecting at the
+        # rendezvous) when the event comes: its read() must go on, not
+        # fail with EINTR (torch then raised "Interrupted system call"
+        # and the other ranks waited for it in the rendezvous).
+        self.check("""
+            import ctypes, errno, os, signal, threading
+            import slurm_elastic as se
+            libc = ctypes.CDLL(None, use_errno=True)
+            r, w = os.pipe()
+            tid = threading.get_native_id()
+            bit = 1 << (signal.SIGURG - 1)
+            def proc(name):
+                with open("/proc/self/task/%d/%s" % (tid, name)) as f:
+                    return f.read()
+            def pending():
+                for line in proc("status").splitlines():
+                    if line.startswith("SigPnd:"):
+                        return int(line.split()[1], 16) & bit
+            def helper():
+                while not proc("syscall").startswith("0 "):  # in read(2)
+                    threading.Event().wait(0.01)
+                signal.pthread_kill(threading.main_thread().ident, signal.SIGURG)
+                while pending():  # delivered while blocked in read(2)
+                    threading.Event().wait(0.01)
+                os.write(w, b"x")
+            threading.Thread(target=helper).start()
+            buf = ctypes.create_string_buffer(1)
+            n = libc.read(r, buf, 1)
+            print(n, errno.errorcode.get(ctypes.get_errno()) if n < 0 else buf.raw.decode(),
+                  se.elastic_event_signal() == signal.SIGURG)
+            """, "1 x True")
+
     def test_sigint_chains_to_keyboard_interrupt(self):
         self.check("""
             import os, signal, time
