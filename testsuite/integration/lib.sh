@@ -30,12 +30,15 @@ _report() { # _report STATUS DESC
 
 diag() { printf '# %s\n' "$@"; }
 
-# ok DESC CMD...: passes if CMD exits 0.
+# ok DESC CMD...: passes if CMD exits 0; returns CMD's status, so that
+# "ok ... || diag ..." says more on a failure.
 ok() {
-	local desc=$1
+	local desc=$1 rc
 	shift
 	"$@"
-	_report $? "$desc"
+	rc=$?
+	_report "$rc" "$desc"
+	return "$rc"
 }
 
 # is DESC GOT WANT

@@ -48,7 +48,10 @@ jid=$(cd "$W" && runuser -u "$TEST_USER" -- env PATH="$W/bin:$PATH" \
 	--elastic-checkpoint-dir="$W/ckpt/%j" -o "$out" train.sh)
 like "spank_elastic(8)'s train.sh is accepted, with its sizes.conf" "$jid" '^[0-9]+$'
 ok "the README's loop trains at 4 ranks over the base and a unit" \
-	wait_until 120 log_has "$out" '^step [0-9]+ loss .* world 4$'
+	wait_until 120 log_has "$out" '^step [0-9]+ loss .* world 4$' || {
+	diag "the job's output:" "$(tail -n 40 "$out" 2>&1)" "its steps:" "$(squeue -s -h 2>&1)"
+	show_group "$jid"
+}
 # (The first world may have been the base's 2 nodes alone: a new start.)
 n2=$(starts "$out" 2)
 t0=$(now)
