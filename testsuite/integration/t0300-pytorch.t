@@ -8,6 +8,7 @@
 # checkpoint that the failed node's world redid) and the loss decreased.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/elasticd.sh"
+. "$(dirname "$0")/pytorch.sh"
 ed_setup
 
 plan 29
@@ -22,7 +23,6 @@ SAMPLES=2048 BATCH=64 EVERY=10
 STEPS_PER_EPOCH=$((SAMPLES / BATCH))
 EPOCHS=${T0300_EPOCHS:-60}
 out=$W/out
-. "$(dirname "$0")/pytorch.sh"
 
 ok "elasticd starts" ed_start
 # The 3 other preemptible nodes are busy: the group starts at min.

@@ -7,6 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 
 . "$(dirname "$0")/hosts.sh"
+. "$(dirname "$0")/pytorch.sh"
 hosts_setup 5 710000
 
 plan 23
@@ -20,7 +21,6 @@ mkdir -p "$W/samples" "$W/ckpt" && chmod -R 777 "$W"
 SAMPLES=2048 BATCH=64 EVERY=10
 EPOCHS=${T0310_EPOCHS:-120}
 out=$W/out
-. "$(dirname "$0")/pytorch.sh"
 PHASE_FIGURE="hosts: pytorch"
 
 ok "elasticd starts on ctl" hosts_ed_start
