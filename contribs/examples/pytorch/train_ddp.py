@@ -91,6 +91,8 @@ if __name__ == "__main__":
 
 import torch
 import torch.distributed as dist
+
+import slurm_elastic.torch  # noqa: E402 (after the handlers above)
 from torch.nn.parallel import DistributedDataParallel as DDP
 
 CKPT_RE = re.compile(r"^ckpt-(\d+)\.pt$")
@@ -231,9 +233,10 @@ def main(argv=None):
         device = torch.device("cuda", local_rank)
     else:
         device = torch.device("cpu")
-    dist.init_process_group("nccl" if use_cuda else "gloo",
-                            rank=rank, world_size=world,
-                            timeout=datetime.timedelta(seconds=args.timeout))
+    # The event is held back during the rendezvous, which it would break.
+    slurm_elastic.torch.init_process_group(
+        "nccl" if use_cuda else "gloo", rank=rank, world_size=world,
+        timeout=datetime.timedelta(seconds=args.timeout))
 
     torch.manual_seed(args.seed)
     x_all, y_all = make_dataset(args.samples, args.features, args.noise,

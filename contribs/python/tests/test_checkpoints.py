@@ -136,6 +136,44 @@ class SaveLoad(unittest.TestCase):
                 se.save_checkpoint({}, step, environ=self.env)
 
 
+class InitProcessGroup(unittest.TestCase):
+    """The event comes while a rank waits in the rendezvous: with
+    slurm_elastic.torch.init_process_group it is held back, the
+    rendezvous completes, and the event is seen after it."""
+
+    def test_event_during_rendezvous(self):
+        import subprocess
+        import sys
+        code = """
+import os, signal, socket, subprocess, sys, tempfile
+import torch.distributed as dist
+import slurm_elastic as se
+from slurm_elastic.torch import init_process_group
+s = socket.socket(); s.bind(("127.0.0.1", 0)); port = s.getsockname()[1]; s.close()
+os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), RANK="1", WORLD_SIZE="2")
+marker = tempfile.mktemp()
+# Once this rank is in the rendezvous (the marker, then half a second):
+# the event, then half a second later rank 0.
+master = "import torch.distributed as d; d.init_process_group('gloo'); d.barrier(); d.destroy_process_group()"
+helper = subprocess.Popen(["sh", "-c", 'while [ ! -e "$1" ]; do sleep 0.05; done; sleep 0.5; '
+                           'kill -URG "$2"; sleep 0.5; RANK=0 exec "$3" -c "$4"', "sh",
+                           marker, str(os.getpid()), sys.executable, master])
+open(marker, "w").close()
+init_process_group("gloo")
+print("rendezvous done", se.elastic_event_detected())
+dist.barrier()
+dist.destroy_process_group()
+helper.wait()
+os.unlink(marker)
+"""
+        env = dict(os.environ)
+        env.pop("ELASTIC_SIGNAL", None)
+        p = subprocess.run([sys.executable, "-c", code], env=env,
+                           capture_output=True, text=True, timeout=120)
+        self.assertEqual((p.returncode, p.stdout.strip()),
+                         (0, "rendezvous done True"), p.stderr)
+
+
 class EventAgreed(unittest.TestCase):
     """event_agreed() on a real (one-rank, gloo) process group, and the
     event status of exit_for_event()."""
