@@ -89,6 +89,21 @@ bool hostport_is_wildcard(const char *host)
 	       IN6_IS_ADDR_UNSPECIFIED(&a6);
 }
 
+int hostport_parse_server(const char *s, char host[HOSTPORT_HOST_MAX + 1],
+			  unsigned *port, elastic_error_t *err)
+{
+	char h[HOSTPORT_HOST_MAX + 1];
+	unsigned p;
+
+	if (hostport_parse(s, h, &p, err) < 0)
+		return -1;
+	if (hostport_is_wildcard(h))
+		return elastic_errorf(err, "%s: %s", s, HOSTPORT_WILDCARD_WHY);
+	strcpy(host, h);
+	*port = p;
+	return 0;
+}
+
 bool hostport_is_loopback(const char *host)
 {
 	struct in6_addr a6;

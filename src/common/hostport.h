@@ -22,6 +22,11 @@ int hostport_parse(const char *s, char host[HOSTPORT_HOST_MAX + 1],
 	"(allowed: HOST:PORT or [IPV6]:PORT that every node resolves, e.g. "   \
 	"ctl:6830)"
 
+/* hostport_parse() for an address to connect to: a wildcard host is
+ * refused too (err: "s: " HOSTPORT_WILDCARD_WHY). */
+int hostport_parse_server(const char *s, char host[HOSTPORT_HOST_MAX + 1],
+			  unsigned *port, elastic_error_t *err);
+
 /* A host as hostport_parse() fills it: every address of the machine
  * ("" from "*:PORT" or ":PORT", 0.0.0.0, ::), where a daemon listens but
  * no client can connect to. */

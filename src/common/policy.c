@@ -254,9 +254,9 @@ int policy_check_path(const char *path, const char *what, elastic_error_t *err)
 	return 0;
 }
 
-/* HOST:PORT into field; a wildcard host is refused with no_wildcard, if
- * given. */
-static int set_hostport(char *field, const char *val, const char *no_wildcard,
+/* HOST:PORT into field; for a server (where clients connect) a wildcard
+ * host is refused. */
+static int set_hostport(char *field, const char *val, bool server,
 			const char *where, const char *key,
 			elastic_error_t *err)
 {
@@ -267,11 +267,9 @@ static int set_hostport(char *field, const char *val, const char *no_wildcard,
 	if (strlen(val) > POLICY_LISTEN_MAX)
 		return elastic_errorf(err, "%s: %s: longer than %d characters",
 				      where, key, POLICY_LISTEN_MAX);
-	if (hostport_parse(val, host, &port, &e) < 0)
+	if ((server ? hostport_parse_server : hostport_parse)(val, host, &port,
+							      &e) < 0)
 		return elastic_errorf(err, "%s: %s=%s", where, key, e.text);
-	if (no_wildcard && hostport_is_wildcard(host))
-		return elastic_errorf(err, "%s: %s=%s: %s", where, key, val,
-				      no_wildcard);
 	strcpy(field, val);
 	return 0;
 }
@@ -346,7 +344,7 @@ static int set_key(struct elastic_policy *p, const struct key *k, char *val,
 		strcpy(field, val);
 		return 0;
 	case T_LISTEN:
-		if (set_hostport(field, val, NULL, where, k->name, err) < 0)
+		if (set_hostport(field, val, false, where, k->name, err) < 0)
 			return -1;
 		p->elasticd_listen_set = true;
 		return 0;
@@ -355,8 +353,7 @@ static int set_key(struct elastic_policy *p, const struct key *k, char *val,
 			*(char *)field = '\0';
 			return 0;
 		}
-		return set_hostport(field, val, HOSTPORT_WILDCARD_WHY, where,
-				    k->name, err);
+		return set_hostport(field, val, true, where, k->name, err);
 	case T_MSEC:
 		r = parse_uint(val, POLICY_POLL_MS_MIN, POLICY_POLL_MS_MAX, &v);
 		if (r != PARSE_OK)

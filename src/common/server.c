@@ -19,11 +19,8 @@ static int server_take(const char *addr, const char *from,
 	if (strlen(addr) > POLICY_LISTEN_MAX)
 		return elastic_errorf(err, "%s: longer than %d characters",
 				      from, POLICY_LISTEN_MAX);
-	if (hostport_parse(addr, host, &port, &e) < 0)
+	if (hostport_parse_server(addr, host, &port, &e) < 0)
 		return elastic_errorf(err, "%s%s%s", from, sep, e.text);
-	if (hostport_is_wildcard(host))
-		return elastic_errorf(err, "%s=%s: %s", from, addr,
-				      HOSTPORT_WILDCARD_WHY);
 	snprintf(ret->addr, sizeof(ret->addr), "%s", addr);
 	snprintf(ret->url, sizeof(ret->url),
 		 strchr(host, ':') ? "http://[%s]:%u" : "http://%s:%u", host,
