@@ -442,6 +442,14 @@ orphan_units() {
 }
 
 # job_hosts JOBID: its nodes, one per line.
+# resizing BASE: a resize of BASE's group is under way: Slurm runs a unit
+# that is not in the world.
+resizing() {
+	local r w
+	r=$(running_units "$1" | wc -w)
+	w=$(gq "$1" 'len([m for m in units() if m.get("in_world")])' 2>/dev/null)
+	[ "$r" -gt "${w:-99}" ]
+}
 job_hosts() { scontrol show hostnames "$(job_field "$1" NodeList)" 2>/dev/null; }
 
 # node_down NODE: what a failed node looks like to Slurm (DESIGN: Facts):

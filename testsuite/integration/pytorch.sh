@@ -4,6 +4,17 @@
 # (the job's output file) and PHASE_FIGURE (the figures' prefix).
 # shellcheck shell=bash
 
+# pytorch_setup: RUN (elastic-run), EX (the example's directory), and W, a
+# directory the test user's job writes samples/ and ckpt/ in; after
+# ed_setup.
+pytorch_setup() {
+	RUN="$ELASTIC_BUILDDIR/src/elastic-run/elastic-run"
+	EX="$ELASTIC_SRCDIR/contribs/examples/pytorch"
+	W=$ED_TMP/w
+	mkdir -p "$W/samples" "$W/ckpt" && chmod -R 777 "$W"
+	"$PYTHON" -c 'import torch' 2>/dev/null || bail "python3-torch is not installed"
+}
+
 log() { grep -E -- "$1" "$out" 2>/dev/null; }
 log_has() { grep -qE -- "$1" "$out" 2>/dev/null; }
 # resumed_at W: the restart count of the newest start of a world of W ranks.

@@ -21,14 +21,7 @@ ok "with 2 nodes free it reaches a world of 2" gwait 60 "$base" 'world == 2 and 
 
 # --- kill -9 during a resize --------------------------------------------------
 scancel "$fill"
-# The resize is under way once Slurm runs a unit that is not in the world.
-resizing() {
-	local r w
-	r=$(running_units "$base" | wc -w)
-	w=$(gq "$base" 'len([m for m in units() if m.get("in_world")])' 2>/dev/null)
-	[ "$r" -gt "${w:-99}" ]
-}
-ok "freeing the 2 nodes starts a resize (a running unit outside the world)" wait_until 30 resizing
+ok "freeing the 2 nodes starts a resize (a running unit outside the world)" wait_until 30 resizing "$base"
 state_before=$(gq "$base" state)
 gen_before=$(gq "$base" gen)
 members_before=$(gq "$base" 'ids(members())')

@@ -13,11 +13,7 @@ ed_setup
 
 plan 29
 
-RUN="$ELASTIC_BUILDDIR/src/elastic-run/elastic-run"
-EX="$ELASTIC_SRCDIR/contribs/examples/pytorch"
-W=$ED_TMP/w
-mkdir -p "$W/samples" "$W/ckpt" && chmod -R 777 "$W"
-"$PYTHON" -c 'import torch' 2>/dev/null || bail "python3-torch is not installed"
+pytorch_setup
 
 SAMPLES=2048 BATCH=64 EVERY=10
 STEPS_PER_EPOCH=$((SAMPLES / BATCH))

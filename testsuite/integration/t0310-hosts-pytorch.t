@@ -12,11 +12,7 @@ hosts_setup 5 710000
 
 plan 23
 
-RUN="$ELASTIC_BUILDDIR/src/elastic-run/elastic-run"
-EX="$ELASTIC_SRCDIR/contribs/examples/pytorch"
-W=$ED_TMP/w
-mkdir -p "$W/samples" "$W/ckpt" && chmod -R 777 "$W"
-"$PYTHON" -c 'import torch' 2>/dev/null || bail "python3-torch is not installed"
+pytorch_setup
 
 SAMPLES=2048 BATCH=64 EVERY=10
 EPOCHS=${T0310_EPOCHS:-120}
