@@ -71,6 +71,15 @@ static int set_size_var(const char *name, const char *value, void *arg)
 	return s->set(name, value, s->arg);
 }
 
+/* Rank 0 (and torch's TCPStore with it) lives on the step's first node,
+ * wherever srun ran: a login node's address would be no rendezvous. */
+static const char *default_master(const struct rankenv_in *in)
+{
+	if (in->first_node && *in->first_node)
+		return in->first_node;
+	return in->launch_addr ? in->launch_addr : "127.0.0.1";
+}
+
 int rankenv_build(const struct rankenv_in *in, rankenv_set_fn set, void *arg,
 		  elastic_error_t *err)
 {
@@ -104,8 +113,7 @@ int rankenv_build(const struct rankenv_in *in, rankenv_set_fn set, void *arg,
 		     &restart, err) < 0 ||
 	    get_uint(in, "ELASTIC_PREV_NNODES", 0, ELASTIC_NODES_LIMIT, 0,
 		     &prev, err) < 0 ||
-	    get_str(in, "ELASTIC_MASTER_ADDR",
-		    in->launch_addr ? in->launch_addr : "127.0.0.1", addr,
+	    get_str(in, "ELASTIC_MASTER_ADDR", default_master(in), addr,
 		    sizeof(addr), err) < 0 ||
 	    get_str(in, "ELASTIC_PREV_CHECKPOINT", "", prev_ckpt,
 		    sizeof(prev_ckpt), err) < 0)

@@ -38,7 +38,9 @@ ranks_ok=$(printf '%s\n' "$out" | awk '{
 	for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
 	if (v["RANK"] != v["GROUP_RANK"] * 2 + v["LOCAL_RANK"]) print "bad: " $0 }')
 is "RANK = GROUP_RANK * 2 + LOCAL_RANK (block distribution)" "$ranks_ok" ""
-is "MASTER_ADDR is the launch node's address" "$(printf '%s\n' "$out" | field MASTER_ADDR | sort -u)" 127.0.0.1
+rank0=$(printf '%s\n' "$out" | grep ' RANK=0 ' | awk '{ print $1 }')
+is "MASTER_ADDR is the step's first node, where rank 0 runs ($rank0), not srun's host" \
+	"$(printf '%s\n' "$out" | field MASTER_ADDR | sort -u)" "${rank0:-none}"
 is "MASTER_PORT is the job's, the same for all" "$(printf '%s\n' "$out" | field MASTER_PORT | sort -u)" "$((20000 + jid % 10000))"
 is "ELASTIC_JOB_ID is the job id" "$(printf '%s\n' "$out" | field ELASTIC_JOB_ID | sort -u)" "$jid"
 is "ELASTIC_NNODES=4, RESTART_COUNT=0, PREV_NNODES=0, SIGNAL=URG" \

@@ -117,6 +117,7 @@ static int setup(void **state)
 		.ntasks = 8,
 		.local_id = 1,
 		.local_ntasks = 4,
+		.first_node = "node017",
 		.launch_addr = "10.0.0.1",
 		.user = "alice",
 		.home = "/home/alice",
@@ -187,7 +188,7 @@ static void plain(void **state)
 	assert_string_equal(got(r, "WORLD_SIZE"), "8");
 	assert_string_equal(got(r, "LOCAL_WORLD_SIZE"), "4");
 	assert_string_equal(got(r, "GROUP_RANK"), "1");
-	assert_string_equal(got(r, "MASTER_ADDR"), "10.0.0.1");
+	assert_string_equal(got(r, "MASTER_ADDR"), "node017");
 	assert_string_equal(got(r, "MASTER_PORT"), "21234");
 	assert_string_equal(got(r, "ELASTIC_JOB_ID"), "1234");
 	assert_string_equal(got(r, "ELASTIC_RESTART_COUNT"), "0");
@@ -209,7 +210,12 @@ static void plain_variants(void **state)
 	build_ok(f);
 	assert_string_equal(got(r, "ELASTIC_RESTART_COUNT"), "2");
 
-	/* No srun address: loopback.  No user or home: empty. */
+	/* No first node: srun's address.  None either: loopback.  No user
+	 * or home: empty. */
+	f->in.first_node = "";
+	build_ok(f);
+	assert_string_equal(got(r, "MASTER_ADDR"), "10.0.0.1");
+	f->in.first_node = NULL;
 	f->in.launch_addr = NULL;
 	f->in.user = NULL;
 	f->in.home = NULL;

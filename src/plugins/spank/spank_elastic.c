@@ -23,6 +23,7 @@
 #include <slurm/slurm.h>
 #include <slurm/spank.h>
 
+#include "common/nodelist.h"
 #include "common/options.h"
 #include "common/parse.h"
 #include "common/policy.h"
@@ -241,10 +242,10 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 	struct rankenv_in in = { 0 };
 	struct task_env t = { .sp = sp };
 	struct passwd pw, *pwp = NULL;
-	char pwbuf[4096], addr[256];
+	char pwbuf[4096], addr[256], nodes[4096], *first = NULL;
 	uint32_t step = 0;
 	uid_t uid;
-	int local_id = 0;
+	int local_id = 0, rc;
 	elastic_error_t err;
 
 	if (!ctx.elastic || spank_context() != S_CTX_REMOTE)
@@ -266,6 +267,10 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 	}
 	in.local_id = local_id;
 	item_u32(sp, S_SLURM_RESTART_COUNT, &in.restart_count);
+	if (spank_getenv(sp, "SLURM_STEP_NODELIST", nodes, sizeof(nodes)) ==
+		ESPANK_SUCCESS &&
+	    (first = nodelist_first_host(nodes)))
+		in.first_node = first;
 	if (spank_getenv(sp, "SLURM_LAUNCH_NODE_IPADDR", addr, sizeof(addr)) ==
 	    ESPANK_SUCCESS)
 		in.launch_addr = addr;
@@ -277,7 +282,9 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 	in.sc = ctx.have_sc ? &ctx.sc : NULL;
 	in.getenv = task_getenv;
 	in.getenv_arg = &t;
-	if (rankenv_build(&in, task_setenv, &t, &err) < 0) {
+	rc = rankenv_build(&in, task_setenv, &t, &err);
+	free(first);
+	if (rc < 0) {
 		slurm_error("elastic: %s", err.text);
 		return -1;
 	}
