@@ -924,6 +924,9 @@ struct launch {
 	size_t njobs;
 	uint32_t job[MAX_MEMBERS];
 	uint32_t first_step[MAX_MEMBERS];
+	/* One mpirun, in a process group of its own with the ranks it
+	 * starts on its own node: those are in no step of any job. */
+	bool mpirun;
 };
 
 /* The next step id of the job (the first the launch may get). */
@@ -1072,6 +1075,7 @@ static int launch_mpirun(const struct config *c, const struct members *ms,
 	if (pid == 0) {
 		/* mpirun forwards SIGURG/SIGUSR1 to the ranks itself. */
 		child_setup();
+		setpgid(0, 0);
 		setenv("ELASTIC_RUN_HOSTMAP", map, 1);
 		setenv_u("ELASTIC_JOB_ID", c->job_id);
 		setenv_u("ELASTIC_RESTART_COUNT", restart);
@@ -1087,9 +1091,11 @@ static int launch_mpirun(const struct config *c, const struct members *ms,
 	free(hosts);
 	free(map);
 	free(argv);
+	setpgid(pid, pid); /* also here: no window before a kill */
 	l->pid[0] = pid;
 	l->n = 1;
 	l->running = 1;
+	l->mpirun = true;
 	return 0;
 }
 
@@ -1143,6 +1149,9 @@ static size_t reap(struct launch *l)
 			l->done[i] = true;
 			l->status[i] = st;
 			l->running--;
+			/* Ranks of a killed mpirun would live on, orphans. */
+			if (l->mpirun)
+				kill(-l->pid[i], SIGKILL);
 		}
 	}
 	return l->running;
@@ -1226,6 +1235,10 @@ static size_t raise_launch(const struct config *c, const struct launch *l)
 		else
 			told++;
 	}
+	/* The ranks on mpirun's own node are in no step: mpirun passes the
+	 * signal on to every rank. */
+	if (l->mpirun && !l->done[0])
+		kill(l->pid[0], c->sig);
 	return told;
 }
 
@@ -1265,7 +1278,7 @@ static void kill_launch(struct launch *l)
 		sleep_ms(POLL_MS);
 	for (i = 0; i < l->n; i++)
 		if (!l->done[i])
-			kill(l->pid[i], SIGKILL);
+			kill(l->mpirun ? -l->pid[i] : l->pid[i], SIGKILL);
 	while (reap(l) > 0)
 		sleep_ms(POLL_MS);
 }
