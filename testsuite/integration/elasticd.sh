@@ -10,6 +10,8 @@ ELASTICCTL=${TEST_ELASTICCTL:-$ELASTIC_BUILDDIR/src/elasticctl/elasticctl}
 PYTHON=/usr/bin/python3
 ED_PORT=$((MC_PORT_BASE + 50))
 ED_SERVER=127.0.0.1:$ED_PORT
+# elasticd runs where a site runs it, on ctl (ed_setup sets these).
+ED_ON=()
 ED_POLL_MS=200
 ED_NAME=$(basename "$0" .t)
 ED_PID=""
@@ -30,13 +32,17 @@ figure() { diag "figure: $*"; }
 ed_setup() {
 	require_cluster
 	require_users
+	if [ "${MC_HOSTS:-0}" = 1 ]; then
+		ED_SERVER=$MC_SUBNET.2:$ED_PORT
+		ED_ON=("$MINICLUSTER" exec ctl)
+	fi
 	local b
 	for b in "$ELASTICD" "$ELASTICCTL"; do
 		[ -x "$b" ] || bail "not built: $b (run make in $ELASTIC_BUILDDIR)"
 	done
 	command -v curl >/dev/null || bail "curl not found"
-	[ -z "$(ss -Hltn "sport = :$ED_PORT" 2>/dev/null)" ] ||
-		bail "port $ED_PORT (ElasticdListen of the tests) is in use: a leftover elasticd? $(ss -Hltnp "sport = :$ED_PORT" 2>&1)"
+	[ -z "$(ed_listening)" ] ||
+		bail "port $ED_PORT (ElasticdListen of the tests) is in use: a leftover elasticd? $(ed_listening -p)"
 	ED_TMP=$(mktemp -d "${TMPDIR:-/tmp}/$ED_NAME.XXXXXX")
 	chmod 1777 "$ED_TMP"
 	ED_SAMPLES=$ED_TMP/samples
@@ -79,6 +85,8 @@ pid_alive() { # not a zombie
 	stat=${stat##*) }
 	[ "${stat:0:1}" != Z ]
 }
+# ed_listening [SS-OPTION]: what listens on elasticd's port on its host.
+ed_listening() { "${ED_ON[@]}" ss -Hltn "$@" "sport = :$ED_PORT" 2>/dev/null; }
 ed_alive() { [ -n "$ED_PID" ] && pid_alive "$ED_PID"; }
 ed_healthz() { curl -fsS -m 2 -o /dev/null "http://$ED_SERVER/healthz" 2>/dev/null; }
 _ed_up() { ed_alive && ed_healthz; }
@@ -88,7 +96,8 @@ _ed_up() { ed_alive && ed_healthz; }
 ed_start() {
 	echo "=== $(date +%T.%N) elasticd -f $ED_CONF" >>"$ED_LOG"
 	ED_STARTED=$(now)
-	"$ELASTICD" -f "$ED_CONF" </dev/null >>"$ED_LOG" 2>&1 &
+	# exec all the way down: $! is elasticd's own pid, on ctl too.
+	"${ED_ON[@]}" "$ELASTICD" -f "$ED_CONF" </dev/null >>"$ED_LOG" 2>&1 &
 	ED_PID=$!
 	local deadline=$((SECONDS + 10))
 	until _ed_up; do
@@ -105,6 +114,24 @@ ed_start() {
 	done
 }
 
+# mc_ed_start: elasticd on ctl as the cluster runs it ('minicluster
+# elasticd', which 'minicluster restart elasticd' restarts); its log is the
+# cluster's.
+mc_ed_start() {
+	ED_LOG=$MC_DIR/log/elasticd.out
+	"$MINICLUSTER" elasticd -f "$ED_CONF" >/dev/null || return 1
+	ED_PID=$(cat "$MC_DIR/run/elasticd.pid")
+	wait_until 10 _ed_up
+}
+
+# mc_ed_restart: kill -9 and start again (minicluster restart elasticd).
+mc_ed_restart() {
+	"$MINICLUSTER" restart elasticd >/dev/null || return 1
+	ED_PID=$(cat "$MC_DIR/run/elasticd.pid")
+	ED_STARTED=$(now)
+	wait_until 10 _ed_up
+}
+
 # ed_stop: SIGTERM and wait (10 s); SIGKILL if it does not go.  Returns 1
 # if it had to be killed.
 ed_stop() {
@@ -118,6 +145,8 @@ ed_stop() {
 	}
 	wait "$pid" 2>/dev/null
 	ED_PID=""
+	# One 'minicluster elasticd' started: the cluster is whole without it.
+	[ "$(cat "$MC_DIR/run/elasticd.pid" 2>/dev/null)" != "$pid" ] || rm -f "$MC_DIR/run/elasticd.pid"
 	return $rc
 }
 
@@ -133,9 +162,7 @@ ed_cleanup() {
 	local rc=$? n
 	sampler_stop
 	if ed_alive; then ed_stop || true; fi
-	for n in $ED_DOWNED; do
-		case $(node_state "$n") in idle | alloc | mix) ;; *) scontrol update NodeName="$n" State=RESUME 2>/dev/null ;; esac
-	done
+	for n in $ED_DOWNED; do node_resume "$n" || diag "$n did not boot"; done
 	cleanup_jobs
 	[ -z "$ED_HEAL" ] || heal_nodes
 	if [ "$_t_failed" != 0 ] || [ "$rc" != 0 ]; then
@@ -452,18 +479,20 @@ resizing() {
 }
 job_hosts() { scontrol show hostnames "$(job_field "$1" NodeList)" 2>/dev/null; }
 
-# node_down NODE: what a failed node looks like to Slurm (DESIGN: Facts):
-# its jobs end (NODE_FAIL) or lose it (--no-kill).  With ReturnToService=2
-# the node is back as soon as its slurmd registers again (about a second
-# here), like a node that rebooted.
-node_down() { scontrol update NodeName="$1" State=DOWN Reason="elasticd-test" && ED_HEAL=1; }
-# node_fail NODE: a node that fails and stays out (drained, then down)
-# until node_resume; the EXIT trap resumes it.
+# node_fail NODE: the node's host crashes (minicluster crash: every process
+# on it killed, its link down) and stays down until node_resume boots it;
+# the EXIT trap boots it too.  Slurm finds out as on a real cluster, when
+# the node stops answering (SlurmdTimeout): its jobs end (NODE_FAIL) or
+# lose it (--no-kill).
 node_fail() {
-	scontrol update NodeName="$1" State=DRAIN Reason="elasticd-test" &&
-		scontrol update NodeName="$1" State=DOWN Reason="elasticd-test" &&
-		ED_DOWNED="$ED_DOWNED $1" && ED_HEAL=1
+	"$MINICLUSTER" crash "$1" >/dev/null && ED_DOWNED="$ED_DOWNED $1" && ED_HEAL=1
 }
-node_resume() { scontrol update NodeName="$1" State=RESUME; }
+# node_resume NODE: the crashed node boots; with ReturnToService=2 it is
+# back when its slurmd registers.
+node_resume() {
+	"$MINICLUSTER" boot "$1" >/dev/null && ED_DOWNED=$(printf '%s\n' $ED_DOWNED | grep -vxF "$1" | tr '\n' ' ')
+}
+# node_down_seen NODE: slurmctld has marked NODE down.
+node_down_seen() { case $(node_state "$1") in down*) return 0 ;; esac; return 1; }
 # node_state NODE: sinfo's short state (idle, alloc, drain, down*...).
 node_state() { sinfo -h -N -n "$1" -o '%t' | head -n1; }

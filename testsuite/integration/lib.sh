@@ -90,6 +90,13 @@ done_testing() {
 require_cluster() {
 	"$MINICLUSTER" status >/dev/null 2>&1 || bail "the embedded cluster is not up (see t0000-cluster-up.log)"
 	eval "$("$MINICLUSTER" env)"
+	# Each host has a /tmp of its own: files that jobs share live in
+	# MC_DIR, the cluster's shared file system.
+	export TMPDIR=$MC_DIR/tmp
+	mkdir -p "$TMPDIR" && chmod 1777 "$TMPDIR"
+	# The hosts' network, for Open MPI's if_include (lo without hosts).
+	CLUSTER_NET=lo
+	[ "${MC_HOSTS:-0}" != 1 ] || CLUSTER_NET=$MC_SUBNET.0/24
 	# Jobs write slurm-N.out where they were submitted: keep those with
 	# the cluster, out of the source tree.
 	mkdir -p "$MC_DIR/jobs" && cd "$MC_DIR/jobs" || bail "no $MC_DIR/jobs"
@@ -184,26 +191,4 @@ rejected() { # rejected DESC REGEX SBATCH-ARGS...
 		diag "exit $rc, output:" "$out" "want: $want"
 		[ "$rc" -eq 0 ] && scancel "$out" 2>/dev/null
 	fi
-}
-
-# srun_node_tmp FILE DIR: write FILE, an srun for ELASTIC_RUN_SRUN that
-# gives each node (-w NODE) a TMPDIR of its own under DIR.  All nodes of
-# the embedded cluster share this machine's /tmp, where Open MPI's orteds
-# of one mpirun starting at once on "different nodes" race for their
-# session directories ("mkdir /tmp/ompi.vm.UID/jf.N/0: File exists"); on
-# separate machines each node has its own.
-srun_node_tmp() {
-	cat >"$1" <<EOS
-#!/bin/sh
-host="" prev=""
-for a in "\$@"; do
-	[ "\$prev" = -w ] && host=\$a
-	prev=\$a
-done
-TMPDIR="$2/\${host:-batch}"
-export TMPDIR
-mkdir -p "\$TMPDIR" || exit 1
-exec srun "\$@"
-EOS
-	chmod 755 "$1"
 }

@@ -1,5 +1,5 @@
 # For the tests that run the PyTorch example under elastic-run and
-# elasticd (t0300, t0310): read its output ($out) and wait for the ranks
+# elasticd (t0300, t0310; make chaos): read its output ($out) and wait for the ranks
 # to train at a given world size.  Source it after elasticd.sh; set out
 # (the job's output file) and PHASE_FIGURE (the figures' prefix).
 # shellcheck shell=bash

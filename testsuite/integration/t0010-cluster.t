@@ -3,7 +3,7 @@
 . "$(dirname "$0")/lib.sh"
 require_cluster
 
-plan 10
+plan 11
 
 is "5 nodes, all idle" "$(sinfo -h -N -o '%N %t' | sort -u | tr '\n' ' ')" \
 	"n1 idle n2 idle n3 idle n4 idle n5 idle "
@@ -28,8 +28,10 @@ rc=$?
 ok "a second up while one runs fails" test "$rc" -ne 0
 like "... with a clear one-line error" "$out" "already running"
 
-# Another cluster whose ports collide with this one must refuse to start.
+# Another cluster whose links and addresses (named by the port base)
+# collide with this one's must refuse to start.
 out=$(MC_DIR=$(mktemp -d) "$MINICLUSTER" up 2>&1)
-like "a busy port gives a clear error naming it" "$out" "port $MC_PORT_BASE .*(busy|in use)"
+like "a cluster on the same MC_PORT_BASE gives a clear error naming it" "$out" "MC_PORT_BASE=$MC_PORT_BASE is up"
+ok "... and leaves this one running" "$MINICLUSTER" status
 
 done_testing

@@ -113,11 +113,11 @@ is "another allowed base partition can be chosen" "$(job_field "$jid2" Partition
 
 # --no-kill: a failed node only shrinks the base job.
 node=$(scontrol show hostnames "$(job_field "$jid" NodeList)" | tail -n1)
-scontrol update NodeName="$node" State=DOWN Reason=elastic-test
+"$MINICLUSTER" crash "$node" >/dev/null
 shrunk() { [ "$(job_field "$jid" NumNodes)" = 1 ] && [ "$(job_field "$jid" JobState)" = RUNNING ]; }
-ok "a node failure leaves the base job running on the rest (no-kill)" wait_until 30 shrunk
-scontrol update NodeName="$node" State=RESUME 2>/dev/null # ReturnToService=2 may have been quicker
-ok "the node comes back" wait_until 30 all_nodes_idle_or_alloc
+ok "a node failure (its host crashes) leaves the base job running on the rest (no-kill)" wait_until 90 shrunk
+"$MINICLUSTER" boot "$node" >/dev/null
+ok "the node comes back when it boots" wait_until 30 all_nodes_idle_or_alloc
 scancel "$jid"
 wait_until 60 job_gone_or_done "$jid"
 heal_nodes

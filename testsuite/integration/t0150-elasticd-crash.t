@@ -29,7 +29,7 @@ slurm_before=$(printf '%s\n' "$base" $(running_units "$base") | sort -n | tr '\n
 ed_kill9
 diag "killed elasticd with SIGKILL in state $state_before, generation $gen_before" \
 	"members it showed: $members_before; running in Slurm: $slurm_before"
-ok "... and elasticd is gone" test -z "$(ss -Hltn "sport = :$ED_PORT")"
+ok "... and elasticd is gone" test -z "$(ed_listening)"
 ok "elasticd starts again" ed_start
 rebuilt_cond="gen >= $gen_before and all(j in ids(members()).split() for j in '$members_before'.split())"
 ok "it rebuilds the group: every member it had, generation not behind $gen_before" \

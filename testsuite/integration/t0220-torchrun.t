@@ -28,7 +28,6 @@ trap '[ "${KEEP_TMP:-}" ] || rm -rf "$W"' EXIT
 
 cat >"$W/job.sh" <<EOF
 #!/bin/bash
-export GLOO_SOCKET_IFNAME=lo
 export PYTHONPATH="$ELASTIC_SRCDIR/contribs/python"
 exec "$RUN" --nproc-per-node=2 -- "$PYTHON" "$TRAIN" --samples $SAMPLES --epochs $EPOCHS \\
 	--step-sleep 0.1 --sample-log-dir "$W/samples"

@@ -77,12 +77,10 @@ ok "libelastic(3)'s rank.c builds with mpicc" \
 	mpicc -Wall -Wextra -Werror -I"$W/inc" "$W/rank.c" -L"$LIBDIR" -lelastic \
 	-Wl,-rpath,"$LIBDIR" -o "$W/rank"
 chmod 755 "$W/rank"
-# All nodes of the embedded cluster share this machine: a TMPDIR per node
-# for Open MPI, and its traffic on lo (see t0235).
-srun_node_tmp "$W/srun-node-tmp" "$W/node-tmp"
+# Open MPI's traffic on the cluster's network (see t0235).
 out=$W/mpi.out
-jid=$(ED_WRAP="export ELASTIC_RUN_SRUN=$W/srun-node-tmp PMIX_MCA_gds=hash OMPI_MCA_pml=ob1 \
-OMPI_MCA_btl=self,tcp OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo OMPI_MCA_rtc=^hwloc
+jid=$(ED_WRAP="export PMIX_MCA_gds=hash OMPI_MCA_pml=ob1 \
+OMPI_MCA_btl=self,tcp OMPI_MCA_btl_tcp_if_include=$CLUSTER_NET OMPI_MCA_oob_tcp_if_include=$CLUSTER_NET OMPI_MCA_rtc=^hwloc
 cd $W && exec $W/bin/elastic-run --launcher=mpirun -- ./rank 20000" \
 	submit_group "$TEST_USER" --elastic-min=1 --elastic-max=2 --elastic-step=1 \
 	--elastic-scale-delay=1 --elastic-grace=20 --elastic-checkpoint-dir="$W/ckpt/%j" -o "$out")

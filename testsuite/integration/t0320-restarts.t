@@ -1,15 +1,15 @@
 #!/bin/bash
-# On a cluster of hosts, slurmctld and elasticd die (kill -9) in the
-# middle of a resize and are started again from their saved state, as
+# slurmctld and elasticd (on ctl, as the cluster runs it) die (kill -9) in
+# the middle of a resize and are started again from their saved state, as
 # systemd would: the group ends at the right size, with no orphan and no
 # duplicate unit.
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/hosts.sh"
-hosts_setup 5 720000
+. "$(dirname "$0")/elasticd.sh"
+ed_setup
 
 plan 16
 
-ok "elasticd starts on ctl" hosts_ed_start
+ok "elasticd starts on ctl" mc_ed_start
 fill=$(filler base 2)
 ok "a base-partition job holds 2 of the 4 nodes" wait_until 30 job_running "$fill"
 # A scale delay long enough to restart a daemon inside it.
@@ -35,7 +35,7 @@ ok "slurmctld is killed (-9) and started again mid-resize" "$MINICLUSTER" restar
 # that out in about a minute.  The group must end right all the same.
 ok "... the group ends at a world of 4 with 3 units" gwait 180 "$base" 'world == 4 and len(units()) == 3 and state == "RUNNING"' ||
 	show_group "$base"
-figure "hosts: slurmctld restart mid-resize to a world of 4: $(secs_since "$t0") s"
+figure "restarts: slurmctld restart mid-resize to a world of 4: $(secs_since "$t0") s"
 ok "... 3 units run in Slurm, none orphaned, none twice" wait_until 30 units_ok 3 ||
 	diag "units: $(slurm_units "$base" | tr '\n' ';') orphans: $(orphan_units)"
 
@@ -44,10 +44,10 @@ hjid=$(sbatch --parsable -p high -N2 -J preemptor -o /dev/null -t 30 --wrap 'exe
 preempting() { [ "$(running_units "$base" | wc -w)" -lt 3 ] || [ "$(gq "$base" state 2>/dev/null)" = RESIZING ]; }
 ok "a 2-node high-priority job starts a shrink" wait_until 30 preempting
 t0=$(now)
-ok "elasticd is killed (-9) and started again mid-resize" hosts_ed_restart
+ok "elasticd is killed (-9) and started again mid-resize" mc_ed_restart
 ok "... the group ends at a world of 2 with 1 unit" gwait 90 "$base" 'world == 2 and len(units()) == 1 and state == "RUNNING"' ||
 	show_group "$base"
-figure "hosts: elasticd restart mid-resize to a world of 2: $(secs_since "$t0") s"
+figure "restarts: elasticd restart mid-resize to a world of 2: $(secs_since "$t0") s"
 ok "... the preemptor runs" wait_until 60 job_running "$hjid"
 ok "... 1 unit runs in Slurm, none orphaned, none twice" wait_until 30 units_ok 1 ||
 	diag "units: $(slurm_units "$base" | tr '\n' ';') orphans: $(orphan_units)"

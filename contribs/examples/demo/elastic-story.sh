@@ -8,10 +8,12 @@
 #
 # usage: elastic-story.sh BUILDDIR SRCDIR WORKDIR USER
 # Needs SLURM_CONF, an elasticd at the ElasticdServer of the cluster's
-# elastic.conf, root (to fail and resume a node), and partitions preempt
-# (units) and high.
+# elastic.conf, root, and the embedded cluster of hosts (minicluster: its
+# partitions preempt (units) and high, and 'crash' and 'boot' to fail and
+# bring back a node).
 set -uo pipefail
 build=$1 src=$2 work=$3 user=$4
+MC=$src/testsuite/minicluster/minicluster
 RUN=$build/src/elastic-run/elastic-run
 CTL=$build/src/elasticctl/elasticctl
 PY=/usr/bin/python3
@@ -106,11 +108,11 @@ world 4
 
 unit=$(squeue -h -u "$user" -p preempt -t R -o '%i %N' | sort -n | tail -n1)
 node=${unit#* }
-say "node $node fails (scontrol update State=DOWN)"
-scontrol update NodeName="$node" State=DRAIN Reason=demo && scontrol update NodeName="$node" State=DOWN Reason=demo
+say "node $node crashes: every process on it dies, its link goes down (minicluster crash)"
+"$MC" crash "$node" >/dev/null || die "minicluster crash $node failed"
 world 3
-say "node $node is repaired (State=RESUME)"
-scontrol update NodeName="$node" State=RESUME
+say "node $node boots again (minicluster boot)"
+"$MC" boot "$node" >/dev/null || die "minicluster boot $node failed"
 world 4
 
 say "training runs to the end"
