@@ -146,7 +146,7 @@ ed_stop() {
 	wait "$pid" 2>/dev/null
 	ED_PID=""
 	# One 'minicluster elasticd' started: the cluster is whole without it.
-	[ "$(cat "$MC_DIR/run/elasticd.pid" 2>/dev/null)" != "$pid" ] || rm -f "$MC_DIR/run/elasticd.pid"
+	[ "$(cat "$MC_DIR/run/elasticd.pid" 2>/dev/null)" != "$pid" ] || rm -f "$MC_DIR/run/elasticd.pid" "$MC_DIR/run/elasticd.start"
 	return $rc
 }
 
