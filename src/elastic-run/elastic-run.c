@@ -69,6 +69,7 @@
 #include <pwd.h>
 
 #define PROG	      "elastic-run"
+#define SENTINEL_NAME "elastic-sentinel"
 #define POLL_MS	      100
 #define ALLOC_POLL_MS 1000
 #define KILL_WAIT_S   10
@@ -96,8 +97,13 @@
 #define CKPT_TICK_S 2
 /* During the grace: how often the ranks still running are told again, and
  * how long after our last raise the sentinel may still report it. */
-#define RERAISE_S	 2
-#define RAISE_ECHO_S	 0.5
+#define RERAISE_S    2
+#define RAISE_ECHO_S 0.5
+/* While a launch's steps are not all up, how often stale steps of earlier
+ * launches are looked for (slurmctld may bring some back on a restart). */
+#define STALE_CHECK_S 5
+/* How long signalled stale steps have to end before they count as ghosts. */
+#define GHOST_WAIT_S 3
 
 /* ------------------------------------------------------------------ */
 /* Timeline */
@@ -771,7 +777,7 @@ static void sentinel_start(uint32_t job_id, const char *srun,
 		for (k = 0; stale_vars[k]; k++)
 			unsetenv(stale_vars[k]);
 		execlp(srun, srun, jobarg, "--overlap", "-N1", "-n1", "-Q",
-		       "--kill-on-bad-exit=0", "--job-name=elastic-sentinel",
+		       "--kill-on-bad-exit=0", "--job-name=" SENTINEL_NAME,
 		       self, "--sentinel", (char *)NULL);
 		_exit(127);
 	}
@@ -870,7 +876,7 @@ static void setenv_u(const char *name, unsigned v)
 /* In the child: the environment of one member's srun, then exec. */
 static void exec_member(const struct config *c, const struct members *ms,
 			size_t i, unsigned rank_off, unsigned node_off,
-			unsigned restart, unsigned prev_nnodes)
+			unsigned restart, unsigned prev_nnodes, bool overlap)
 {
 	const struct member *m = &ms->m[i];
 	char jobarg[64], narg[64], tparg[64];
@@ -905,6 +911,8 @@ static void exec_member(const struct config *c, const struct members *ms,
 	argv[n++] = narg;
 	argv[n++] = tparg;
 	argv[n++] = "--kill-on-bad-exit=0";
+	if (overlap)
+		argv[n++] = "--overlap";
 	for (k = 0; c->cmd[k]; k++)
 		argv[n++] = c->cmd[k];
 	argv[n] = NULL;
@@ -927,6 +935,10 @@ struct launch {
 	/* One mpirun, in a process group of its own with the ranks it
 	 * starts on its own node: those are in no step of any job. */
 	bool mpirun;
+	/* The ranks' steps share their CPUs with ghosts (see below). */
+	bool overlap;
+	/* Stale steps the last check found (and killed). */
+	size_t stale;
 };
 
 /* The next step id of the job (the first the launch may get). */
@@ -1099,6 +1111,85 @@ static int launch_mpirun(const struct config *c, const struct members *ms,
 	return 0;
 }
 
+/*
+ * The base's first step this program launched ranks in: the steps below it
+ * (the sentinel's, the batch script's own) are never ours to kill.
+ */
+static uint32_t base_floor = UINT32_MAX;
+
+/*
+ * Steps of earlier launches that slurmctld still holds as running in a
+ * member job (below step id `below`): their sruns are gone.  Mostly they
+ * are ending, and a signal ends them.  But when slurmctld restarts from a
+ * state saved before they ended, and their completion reached only the
+ * slurmctld that died, they are ghosts: nothing on the nodes answers for
+ * them, a signal does not end them, and they hold their CPUs until the
+ * job ends, so that a new step waits "Requested nodes are busy" forever.
+ * Signals (SIGKILL) them if `kill`; returns how many there are.
+ */
+static size_t stale_steps(uint32_t base_job, uint32_t job_id, uint32_t below,
+			  bool kill)
+{
+	job_step_info_response_msg_t *r = NULL;
+	uint32_t floor = job_id == base_job ? base_floor : 0, i;
+	size_t n = 0;
+
+	if (floor == UINT32_MAX)
+		return 0;
+	if (slurm_get_job_steps(0, job_id, NO_VAL, &r, SHOW_ALL) !=
+	    SLURM_SUCCESS)
+		return 0;
+	for (i = 0; i < r->job_step_count; i++) {
+		const job_step_info_t *st = &r->job_steps[i];
+		uint32_t id = st->step_id.step_id;
+
+		if (id > SLURM_MAX_NORMAL_STEP_ID || id < floor ||
+		    id >= below || st->state != JOB_RUNNING ||
+		    (st->name && strcmp(st->name, SENTINEL_NAME) == 0))
+			continue;
+		n++;
+		if (kill)
+			slurm_kill_job_step(job_id, id, SIGKILL);
+	}
+	slurm_free_job_step_info_response_msg(r);
+	return n;
+}
+
+static size_t launch_stale(const struct config *c, const struct launch *l,
+			   bool kill)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < l->njobs; i++)
+		n += stale_steps(c->job_id, l->job[i], l->first_step[i], kill);
+	return n;
+}
+
+/*
+ * Before a launch: signal the stale steps and give them a moment to end;
+ * those left are ghosts, and the launch's steps overlap them (--overlap:
+ * they use the CPUs slurmctld counts as the ghosts').  Safe: a ghost's
+ * ranks are gone, and live ranks would have died of the signal.
+ */
+static void clear_stale(const struct config *c, struct launch *l,
+			unsigned restart, unsigned nnodes)
+{
+	double deadline = now_s() + GHOST_WAIT_S;
+	size_t killed = launch_stale(c, l, true), left = killed;
+
+	while (left && now_s() < deadline) {
+		sleep_ms(POLL_MS);
+		left = launch_stale(c, l, false);
+	}
+	/* Steps still ending are the usual case after a resize: quiet. */
+	if (!left)
+		return;
+	l->overlap = !c->mpirun;
+	timeline("stale-steps", restart, nnodes,
+		 "killed=%zu ghosts=%zu overlap=%s", killed, left,
+		 l->overlap ? "yes" : "no");
+}
+
 static int launch(const struct config *c, const struct members *ms,
 		  unsigned restart, unsigned prev_nnodes, struct launch *l)
 {
@@ -1109,8 +1200,11 @@ static int launch(const struct config *c, const struct members *ms,
 	for (i = 0; i < ms->n; i++) {
 		l->job[i] = ms->m[i].job_id;
 		l->first_step[i] = next_step_id(ms->m[i].job_id);
+		if (l->job[i] == c->job_id && base_floor == UINT32_MAX)
+			base_floor = l->first_step[i];
 	}
 	l->njobs = ms->n;
+	clear_stale(c, l, restart, ms->nnodes);
 	fflush(NULL);
 	if (c->mpirun)
 		return launch_mpirun(c, ms, restart, prev_nnodes, l);
@@ -1125,7 +1219,7 @@ static int launch(const struct config *c, const struct members *ms,
 			/* The child's srun handles its own signals. */
 			child_setup();
 			exec_member(c, ms, i, rank_off, node_off, restart,
-				    prev_nnodes);
+				    prev_nnodes, l->overlap);
 		}
 		l->pid[i] = pid;
 		l->n++;
@@ -1426,10 +1520,12 @@ static void report_up(const struct config *c, struct source *src,
 /* Watch the ranks until they all exit or something happens. */
 static void watch_launch(const struct config *c, struct source *src,
 			 struct members *ms, struct launch *l,
-			 struct sentinel *sen, unsigned restart, struct watch *w)
+			 struct sentinel *sen, unsigned restart,
+			 struct watch *w)
 {
 	double next_poll = now_s() + ALLOC_POLL_MS / 1000.0;
 	double next_ckpt = now_s() + CKPT_TICK_S, settle;
+	double next_stale = now_s() + STALE_CHECK_S;
 	bool up = false;
 	int failed;
 
@@ -1453,10 +1549,10 @@ static void watch_launch(const struct config *c, struct source *src,
 			return;
 		if (l->running < l->n && (failed = member_failed(l)) >= 0) {
 			/* The others may wait on it in a collective. */
-			w->cause = member_end_of(l->status[failed]) ==
-					   MEMBER_EVENT
-				       ? "ranks-event"
-				       : "member-exit";
+			w->cause =
+			    member_end_of(l->status[failed]) == MEMBER_EVENT
+				? "ranks-event"
+				: "member-exit";
 			snprintf(w->detail, sizeof(w->detail),
 				 "job=%u nodes=%s", l->job[failed],
 				 ms->m[failed].nodes);
@@ -1467,6 +1563,20 @@ static void watch_launch(const struct config *c, struct source *src,
 			timeline("ranks-up", restart, ms->nnodes, "ranks=%u",
 				 ms->nnodes * c->nproc_per_node);
 			report_up(c, src, ms);
+		}
+		/* slurmctld restarted during the launch may have brought
+		 * ghosts back: a launch waiting on them starts again. */
+		if (!up && !l->overlap && now_s() >= next_stale) {
+			size_t was = l->stale;
+
+			l->stale = launch_stale(c, l, true);
+			if (was && l->stale) {
+				w->cause = "stale-steps";
+				snprintf(w->detail, sizeof(w->detail),
+					 "ghosts=%zu", l->stale);
+				return;
+			}
+			next_stale = now_s() + STALE_CHECK_S;
 		}
 		if (now_s() >= next_ckpt) {
 			ckpt_pass(c, restart, ms->nnodes);
@@ -1539,8 +1649,8 @@ static void end_launch(const struct config *c, struct source *src,
 		 w->detail);
 	if (running)
 		told = raise_launch(c, l) > 0;
-	timeline("told", restart, ms->nnodes, "signal=%s ok=%s", signame(c->sig),
-		 told || !running ? "yes" : "no");
+	timeline("told", restart, ms->nnodes, "signal=%s ok=%s",
+		 signame(c->sig), told || !running ? "yes" : "no");
 	last_raise = now_s();
 	while (reap(l) > 0 && now_s() < deadline) {
 		/* A rank still starting (importing its framework) has no
@@ -1572,8 +1682,8 @@ static void end_launch(const struct config *c, struct source *src,
 
 /* What the decision needs to know of a launch that is over. */
 static void observe(const struct config *c, struct source *src,
-		    struct members *ms, const struct launch *l,
-		    struct watch *w, struct launch_obs *o)
+		    struct members *ms, const struct launch *l, struct watch *w,
+		    struct launch_obs *o)
 {
 	size_t i;
 
