@@ -27,6 +27,9 @@ struct policy_list {
 	char name[POLICY_LIST_MAX][POLICY_NAME_MAX + 1];
 };
 bool policy_list_has(const struct policy_list *l, const char *name);
+/* The names joined by ", " into out (len bytes, always terminated); a list
+ * that does not fit ends with "...".  Returns the length written. */
+size_t policy_list_join(const struct policy_list *l, char *out, size_t len);
 
 /* name:N pairs, e.g. UserMaxNodes=alice:16,bob:4 */
 struct policy_caps {

@@ -6,7 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 require_cluster
 
-plan 16
+plan 19
 trap restore_policy EXIT
 
 accepted() { # accepted DESC SBATCH-ARGS...
@@ -38,6 +38,16 @@ set_policy "BasePartitions=ondemand"
 jid=$(sbatch --parsable -H --elastic-min=1 --wrap true)
 is "BasePartitions: the first is the default partition" "$(job_field "$jid" Partition)" ondemand
 scancel "$jid"
+# A list as long as elastic.conf takes (32 names on a line of 1024 bytes)
+# is longer joined by ", ": the refusal's list of allowed partitions,
+# written inside slurmctld, is cut short.
+long=$(for i in $(seq 10 41); do printf 'p%s%.*d,' "$i" $((i < 28 ? 28 : 27)) 0; done)
+set_policy "BasePartitions=${long%,}"
+is "... the line is 1024 bytes" "$(head -n1 "$POLICY" | tr -d '\n' | wc -c)" 1024
+rejected "a partition not in a long BasePartitions: the list is cut short" \
+	"partition base cannot hold elastic jobs \(allowed: p100+, p110+, .*, \.\.\.; BasePartitions in elastic.conf\)$" \
+	-p base --elastic-min=1
+ok "... slurmctld keeps running" bash -c "scontrol ping | grep -q UP"
 
 set_policy "MaxNodes=8" "Colour=blue"
 rejected "a bad elastic.conf disables elastic jobs, saying why" "^sbatch: error: elastic: elastic jobs are disabled: $POLICY:2: unknown key 'Colour' \(see elastic.conf\(5\) for the keys\) \(tell your admin\)$" --elastic-min=1

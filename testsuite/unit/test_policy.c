@@ -1054,6 +1054,47 @@ static void caps_above_max_nodes(void **state)
 	assert_int_equal(policy_caps_get(&p.account_caps, "physics"), 8);
 }
 
+/* The join of a list is bounded by its buffer, whatever the list holds:
+ * 32 names of 64 characters are 2 KiB. */
+static void list_join_bounded(void **state)
+{
+	struct policy_list l = { 0 };
+	char out[1024], small[16];
+	size_t n;
+
+	(void)state;
+	assert_int_equal(policy_list_join(&l, out, sizeof(out)), 0);
+	assert_string_equal(out, "");
+	l.n = 2;
+	strcpy(l.name[0], "base");
+	strcpy(l.name[1], "gpu");
+	assert_int_equal(policy_list_join(&l, out, sizeof(out)), 9);
+	assert_string_equal(out, "base, gpu");
+	/* "base, gpu" and its end take 10 bytes exactly. */
+	assert_int_equal(policy_list_join(&l, small, 10), 9);
+	assert_string_equal(small, "base, gpu");
+	/* With a third name in 12 bytes: the first and the mark. */
+	l.n = 3;
+	strcpy(l.name[2], "cpu");
+	n = policy_list_join(&l, small, 12);
+	assert_string_equal(small, "base, ...");
+	assert_int_equal(n, strlen(small));
+
+	memset(&l, 0, sizeof(l));
+	l.n = POLICY_LIST_MAX;
+	for (unsigned i = 0; i < l.n; i++)
+		memset(l.name[i], 'a' + i % 26, POLICY_NAME_MAX);
+	memset(out, 'X', sizeof(out));
+	n = policy_list_join(&l, out, sizeof(out));
+	assert_true(n < sizeof(out));
+	assert_int_equal(strlen(out), n);
+	assert_string_equal(out + n - 5, ", ...");
+	/* Not even one name fits: only the mark. */
+	n = policy_list_join(&l, small, sizeof(small));
+	assert_string_equal(small, "...");
+	assert_int_equal(policy_list_join(&l, small, 0), 0);
+}
+
 static void list_has_and_caps_get(void **state)
 {
 	struct elastic_policy p;
@@ -1288,6 +1329,7 @@ int main(void)
 		cmocka_unit_test(relations),
 		cmocka_unit_test(caps_above_max_nodes),
 		cmocka_unit_test(list_has_and_caps_get),
+		cmocka_unit_test(list_join_bounded),
 		cmocka_unit_test(ondemand_words),
 		cmocka_unit_test(conf_path),
 		cmocka_unit_test_setup_teardown(load_missing, tmp_setup,

@@ -118,9 +118,9 @@ static void set_str(char **field, const char *value)
 static int check_partition(job_desc_msg_t *d, elastic_error_t *err)
 {
 	const struct policy_list *base = &ctx.policy.base_partitions;
-	char buf[1024], allowed[1024] = "";
+	/* The refusal must fit an error line whole, the key at its end. */
+	char buf[1024], allowed[160];
 	char *save = NULL, *part;
-	size_t j = 0;
 
 	if (!base->n)
 		return 0;
@@ -135,14 +135,13 @@ static int check_partition(job_desc_msg_t *d, elastic_error_t *err)
 	     part = strtok_r(NULL, ",", &save)) {
 		if (policy_list_has(base, part))
 			continue;
-		for (unsigned i = 0; i < base->n; i++)
-			j += snprintf(allowed + j, sizeof(allowed) - j, "%s%s",
-				      i ? ", " : "", base->name[i]);
-		return elastic_errorf(err,
-				      "partition %s cannot hold elastic jobs "
-				      "(allowed: %s; BasePartitions in "
-				      "elastic.conf)",
-				      part, allowed);
+		policy_list_join(base, allowed, sizeof(allowed));
+		return elastic_errorf(
+		    err,
+		    "partition %.64s cannot hold elastic jobs "
+		    "(allowed: %s; BasePartitions in "
+		    "elastic.conf)",
+		    part, allowed);
 	}
 	return 0;
 }
