@@ -33,6 +33,7 @@
 #include <slurm/slurm_errno.h>
 
 #include "api.h"
+#include "common/filesave.h"
 #include "common/parse.h"
 #include "common/policy.h"
 #include "reconcile.h"
@@ -217,11 +218,7 @@ static void state_load(void)
 static void state_save(void)
 {
 	elastic_error_t err;
-	char tmp[PATH_MAX + 8];
 	char *text;
-	size_t len;
-	FILE *f;
-	int fd;
 
 	if (!ctx.state_path[0] || !reconcile_dirty(ctx.rec))
 		return;
@@ -229,19 +226,8 @@ static void state_save(void)
 		logf_("state: %s", err.text);
 		return;
 	}
-	len = strlen(text);
-	snprintf(tmp, sizeof(tmp), "%s.new", ctx.state_path);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
-		  0600);
-	f = fd >= 0 ? fdopen(fd, "w") : NULL;
-	if (!f || fwrite(text, 1, len, f) != len || fflush(f) ||
-	    fsync(fileno(f)) || fclose(f) || rename(tmp, ctx.state_path)) {
-		logf_("state: %s: %s", tmp, strerror(errno));
-		if (f)
-			fclose(f);
-		else if (fd >= 0)
-			close(fd);
-	}
+	if (file_save_atomic(ctx.state_path, text, strlen(text), &err) < 0)
+		logf_("state: %s", err.text);
 	free(text);
 }
 
