@@ -4,7 +4,7 @@
 . "$(dirname "$0")/lib.sh"
 require_cluster
 
-plan 57
+plan 59
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"; restore_policy' EXIT
@@ -47,6 +47,10 @@ tag_has "defaults from elastic.conf fill the rest" --elastic-max=2 -- min=1 step
 
 # --- each option, bad: rejected in sbatch, naming the option ---------------
 rejected "step: not a number" '^sbatch: error: elastic: --elastic-step=x: not a whole number \(allowed: a node count from 1 to 65535\)$' --elastic-step=x
+rejected "an elastic job array" '^sbatch: error: elastic: --array: an elastic job cannot be a job array \(submit one elastic job per training\)$' --array=1-3 --elastic-min=1
+arr=$(sbatch --parsable -H --array=1-2 -N1 --wrap true 2>&1)
+like "... a plain job array is none of our business" "$arr" '^[0-9]+$'
+scancel "$arr" 2>/dev/null
 rejected "step and sizes together" 'elastic: --elastic-step and --elastic-sizes cannot be used together$' --elastic-step=1 --elastic-sizes=1,2
 rejected "sizes not increasing" '^sbatch: error: elastic: --elastic-sizes=2,1: not strictly increasing \(allowed: strictly increasing node counts, e.g. 1,2,4\)$' --elastic-sizes=2,1
 rejected "sizes with an empty entry" 'elastic: --elastic-sizes=1,,2: empty entry' --elastic-sizes=1,,2

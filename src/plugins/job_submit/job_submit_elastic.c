@@ -201,6 +201,12 @@ int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_msg)
 			      err.text);
 	if (!options_any(&opts))
 		return SLURM_SUCCESS;
+	/* Each task of an array would be a group of its own, all sharing
+	 * one checkpoint directory pattern and one base's policy. */
+	if (job_desc->array_inx && job_desc->array_inx[0])
+		return refuse(err_msg, submit_uid, ESLURM_INVALID_ARRAY,
+			      "--array: an elastic job cannot be a job array "
+			      "(submit one elastic job per training)");
 
 	load_policy(false);
 	if (!ctx.policy_ok) {
