@@ -11,7 +11,8 @@ typedef struct elastic_error {
 } elastic_error_t;
 
 /* Format into err (if not NULL) and return -1, so callers can write
- * "return elastic_errorf(err, ...);". */
+ * "return elastic_errorf(err, ...);".  Control characters in the result
+ * are written as escapes (\n, \t, \r, \xHH): the text is one line. */
 int elastic_errorf(elastic_error_t *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 

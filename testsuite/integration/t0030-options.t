@@ -4,7 +4,7 @@
 . "$(dirname "$0")/lib.sh"
 require_cluster
 
-plan 59
+plan 61
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"; restore_policy' EXIT
@@ -94,6 +94,12 @@ out=$("$raw" _SLURM_SPANK_OPTION_elastic_elastic_resume_from=ck 2>&1)
 like "slurmctld checks resume-from itself" "$out" "elastic: --elastic-resume-from=ck: not a job id nor an absolute path"
 out=$("$raw" "_SLURM_SPANK_OPTION_elastic_elastic_eval=$(printf 'a\tb')" 2>&1)
 like "slurmctld checks eval itself" "$out" "elastic: --elastic-eval: control character in the command"
+out=$("$raw" "_SLURM_SPANK_OPTION_elastic_elastic_step=$(printf '1\nslurmctld: forged')" 2>&1)
+like "a newline in a value is escaped in the refusal" "$out" 'elastic: --elastic-step=1\\nslurmctld: forged: not a whole number'
+ctld_log=$MC_DIR/log/slurmctld.log
+ok "... and in slurmctld's log: escaped, no line of its own" \
+	bash -c "grep -aq 'step=1.nslurmctld: forged' '$ctld_log' &&
+		! grep -a forged '$ctld_log' | grep -qv 'step=1.nslurmctld: forged'"
 
 # --- changing a job's elastic fields (AdminComment) is checked too ---------
 jid=$(sbatch --parsable -H --elastic-min=1 --wrap true)

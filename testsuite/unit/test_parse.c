@@ -284,6 +284,18 @@ static void errorf(void **state)
 	big[sizeof(big) - 1] = '\0';
 	assert_int_equal(elastic_errorf(&err, "%s", big), -1);
 	assert_int_equal(strlen(err.text), sizeof(err.text) - 1);
+	/* What users wrote cannot break the line it is logged on. */
+	elastic_errorf(&err, "--elastic-step=%s: bad",
+		       "1\nslurmctld: fake\r\t\x1b[0m\x7f");
+	assert_string_equal(err.text, "--elastic-step=1\\nslurmctld: "
+				      "fake\\r\\t\\x1b[0m\\x7f: bad");
+	/* An escape is never cut in half at the end. */
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(err.text) - 2] = '\n';
+	big[sizeof(err.text) - 1] = '\0';
+	elastic_errorf(&err, "%s", big);
+	assert_int_equal(strlen(err.text), sizeof(err.text) - 2);
+	assert_null(strchr(err.text, '\n'));
 }
 
 /* parse_trim */
