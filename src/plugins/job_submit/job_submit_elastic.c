@@ -14,6 +14,7 @@
 #include "config.h"
 
 #include <limits.h>
+#include <pthread.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,8 +35,10 @@ const char plugin_name[] = "Elastic training job submit plugin";
 const char plugin_type[] = "job_submit/elastic";
 const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 
-/* slurmctld calls job_submit and job_modify under its job write lock, so
- * this state needs no lock of its own. */
+/* slurmctld calls job_submit and job_modify from several threads at once
+ * (under its read lock only): this state, reloaded and used as scratch by
+ * each call, is the plugin's own to guard. */
+static pthread_mutex_t ctx_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct plugin_context {
 	char conf_path[PATH_MAX];
 	struct stat conf_st; /* of the file last read; st_ino 0 if none */
@@ -186,7 +189,7 @@ static int make_base(job_desc_msg_t *d, const struct elastic_opts *o,
 	return 0;
 }
 
-int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_msg)
+static int submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_msg)
 {
 	struct elastic_opts opts = { 0 };
 	struct elastic_submitter who = { NULL, job_desc->account };
@@ -243,6 +246,16 @@ int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_msg)
 	slurm_info("%s: uid %u: elastic job accepted: %s", plugin_type,
 		   submit_uid, job_desc->admin_comment);
 	return SLURM_SUCCESS;
+}
+
+int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_msg)
+{
+	int rc;
+
+	pthread_mutex_lock(&ctx_lock);
+	rc = submit(job_desc, submit_uid, err_msg);
+	pthread_mutex_unlock(&ctx_lock);
+	return rc;
 }
 
 /*
