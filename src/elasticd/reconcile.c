@@ -58,6 +58,7 @@ enum note_bit {
 	NOTE_BELOW_MIN = 2,
 	NOTE_NO_TIME = 4,
 	NOTE_WAIT_FAULT = 8,
+	NOTE_SUBMIT_CAP = 16,
 };
 
 struct group {
@@ -104,6 +105,7 @@ struct group {
 
 	/* this pass */
 	uint64_t pass;
+	unsigned submitted; /* units submitted */
 	const struct job_view *base;
 	const struct job_view **units;
 	size_t nunits, capunits;
@@ -145,6 +147,19 @@ struct reconcile {
 	uint64_t *bits;
 	size_t capbits;
 	struct member *nworld;
+
+	/* this pass: units submitted; groups whose submissions waited
+	 * for the pass's bound (they go first next pass) */
+	unsigned submitted;
+	size_t start_bucket, next_start;
+	bool capped;
+	/* pending units of the users this pass submitted for (counted
+	 * once per pass, then kept up to date) */
+	struct {
+		uid_t uid;
+		unsigned n;
+	} pending[16];
+	size_t npending;
 
 	/* counters for the view */
 	uint64_t resizes[CAUSE_END + 1];
@@ -241,6 +256,9 @@ void reconcile_config_defaults(struct reconcile_config *c)
 	c->expect_timeout_ms = 60000;
 	c->cancel_retry_ms = 30000;
 	c->min_unit_seconds = 120;
+	c->max_submit_group = 8;
+	c->max_submit_pass = 32;
+	c->max_pending_user = 64;
 }
 
 /* ------------------------------------------------------------ groups */
@@ -816,6 +834,76 @@ static int apply_world(struct reconcile *r, struct group *g, int64_t now,
 
 /* ------------------------------------------------------------ a group */
 
+/* Units of uid pending now: in Slurm, and submitted but not seen yet. */
+static unsigned count_pending(const struct reconcile *r, uid_t uid)
+{
+	size_t n = snapshot_count(r->snap);
+	unsigned k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct job_view *j = snapshot_job(r->snap, i);
+
+		if (j->role == ROLE_UNIT && j->uid == uid &&
+		    j->phase == PHASE_PENDING)
+			k++;
+	}
+	for (size_t bi = 0; bi < r->nbuckets; bi++)
+		for (const struct group *g = r->buckets[bi]; g; g = g->next)
+			if (g->uid == uid)
+				for (size_t e = 0; e < g->nexpect; e++)
+					k += !g->expect[e].job ||
+					     !snapshot_find(r->snap,
+							    g->expect[e].job);
+	return k;
+}
+
+/* count_pending(), cached for the pass; NULL past the cache's room. */
+static unsigned *pending_units(struct reconcile *r, uid_t uid, unsigned *tmp)
+{
+	for (size_t i = 0; i < r->npending; i++)
+		if (r->pending[i].uid == uid)
+			return &r->pending[i].n;
+	*tmp = count_pending(r, uid);
+	if (r->npending == sizeof(r->pending) / sizeof(r->pending[0]))
+		return tmp;
+	r->pending[r->npending].uid = uid;
+	r->pending[r->npending].n = *tmp;
+	return &r->pending[r->npending++].n;
+}
+
+/*
+ * Within the bounds (reconcile_config): 0 if a unit may be submitted now,
+ * 1 if it must wait for a later pass (noted once), -1 when out of memory.
+ */
+static int submit_bound(struct reconcile *r, struct group *g,
+			struct action_list *out)
+{
+	const char *what = NULL;
+	unsigned tmp;
+
+	if (g->submitted >= r->cfg.max_submit_group)
+		what = "units per group and pass";
+	else if (r->submitted >= r->cfg.max_submit_pass) {
+		what = "units per pass";
+		if (!r->capped)
+			r->next_start = hash(g->id, r->nbuckets);
+		r->capped = true;
+	} else if (*pending_units(r, g->uid, &tmp) >= r->cfg.max_pending_user)
+		what = "pending units per user";
+	if (!what)
+		return 0;
+	if (!(g->noted & NOTE_SUBMIT_CAP)) {
+		g->noted |= NOTE_SUBMIT_CAP;
+		if (!push(out, ACTION_NOTE, g->id,
+			  "group %u: more units wait for a later pass "
+			  "(bound on %s)",
+			  g->id, what))
+			return -1;
+	}
+	return 1;
+}
+
+/* Ask for a unit: 0, 1 when a bound makes it wait, -1 out of memory. */
 static int submit(struct reconcile *r, struct group *g,
 		  const struct elastic_policy *p, int64_t now,
 		  enum unit_kind kind, unsigned size, uint32_t limit,
@@ -829,7 +917,11 @@ static int submit(struct reconcile *r, struct group *g,
 	    kind == UNIT_ONDEMAND ? p->ondemand_qos : p->preemptible_qos;
 	struct expect *e;
 	struct action *a;
+	unsigned tmp;
+	int rc = submit_bound(r, g, out);
 
+	if (rc)
+		return rc;
 	e = grow(g->expect, &g->capexpect, g->nexpect + 1, sizeof(*e));
 	if (!e)
 		return -1;
@@ -855,6 +947,9 @@ static int submit(struct reconcile *r, struct group *g,
 	a->unit.features = base->features;
 	g->expect[g->nexpect++] =
 	    (struct expect){ a->token, 0, kind, size, now };
+	g->submitted++;
+	r->submitted++;
+	++*pending_units(r, g->uid, &tmp);
 	return 0;
 }
 
@@ -938,6 +1033,7 @@ static int step_running(struct reconcile *r, struct group *g,
 	bool same = true;
 	uint32_t time_limit = 0;
 	bool can_submit;
+	int rc;
 	char lost[DETAIL_MAX] = "";
 	size_t lj = 0;
 
@@ -1119,9 +1215,12 @@ static int step_running(struct reconcile *r, struct group *g,
 				break;
 			if (s->p_run >= 0 || s->p_pend >= 0)
 				continue;
-			if (submit(r, g, p, now, UNIT_PREEMPTIBLE, s->size,
-				   time_limit, out) < 0)
+			rc = submit(r, g, p, now, UNIT_PREEMPTIBLE, s->size,
+				    time_limit, out);
+			if (rc < 0)
 				return -1;
+			if (rc)
+				break;
 			s->p_pend = (int)nc; /* a placeholder: not a cand */
 		}
 	}
@@ -1156,9 +1255,12 @@ static int step_running(struct reconcile *r, struct group *g,
 				if (s->p_run >= 0 || s->od_run >= 0 ||
 				    s->od_pend >= 0)
 					continue;
-				if (submit(r, g, p, now, UNIT_ONDEMAND, s->size,
-					   time_limit, out) < 0)
+				rc = submit(r, g, p, now, UNIT_ONDEMAND,
+					    s->size, time_limit, out);
+				if (rc < 0)
 					return -1;
+				if (rc)
+					break;
 				have += s->size;
 			}
 			g->shortfall_since = 0;
@@ -1473,15 +1575,21 @@ int reconcile_pass(struct reconcile *r, const struct snapshot *s,
 			goto oom;
 		}
 	}
-	/* Each group. */
+	/* Each group, from the first that a bound on the last pass's
+	 * submissions made wait. */
 	ended = 0;
-	for (size_t bi = 0; bi < r->nbuckets; bi++) {
+	r->submitted = 0;
+	r->capped = false;
+	r->npending = 0;
+	for (size_t k = 0, n0 = r->nbuckets; k < n0; k++) {
+		size_t bi = (r->start_bucket + k) % n0;
 		struct group *g = r->buckets[bi], *next;
 
 		for (; g; g = next) {
 			bool any_live = false;
 
 			next = g->next;
+			g->submitted = 0;
 			if (g->pass != r->pass) {
 				g->base = NULL;
 				g->nunits = 0;
@@ -1514,6 +1622,8 @@ int reconcile_pass(struct reconcile *r, const struct snapshot *s,
 				drop_group(r, g);
 		}
 	}
+	if (r->capped)
+		r->start_bucket = r->next_start;
 	return 0;
 oom:
 	return elastic_errorf(err, "reconcile: out of memory");

@@ -103,6 +103,12 @@ struct reconcile_config {
 	unsigned cancel_retry_ms;
 	/* No new unit is asked for a base with less time left. */
 	unsigned min_unit_seconds;
+	/* Bounds on submissions, so that no group (nor user) makes a pass
+	 * long for the others: units submitted per group and in all per
+	 * pass, and units of one user pending at once. */
+	unsigned max_submit_group;
+	unsigned max_submit_pass;
+	unsigned max_pending_user;
 };
 void reconcile_config_defaults(struct reconcile_config *c);
 

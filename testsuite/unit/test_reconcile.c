@@ -1034,6 +1034,91 @@ static void caps(void **state)
 	sim_free(s);
 }
 
+/* Bounds on submissions: a group that wants 99 units gets a few per
+ * pass, a user only so many pending at once. */
+static void submit_bounds_group_user(void **state)
+{
+	struct reconcile_config cfg;
+	struct elastic_opts o;
+	struct sim *s;
+
+	(void)state;
+	opts_step(&o, 1, 100, 1);
+	s = sim_start(&o);
+	s->pol.max_nodes = 100;
+	reconcile_config_defaults(&cfg);
+	pass(s);
+	assert_int_equal(s->submits, cfg.max_submit_group);
+	assert_true(s->notes >= 1); /* said once why the rest waits */
+	for (unsigned k = 1; k * cfg.max_submit_group < cfg.max_pending_user;
+	     k++) {
+		advance(s, 1000);
+		pass(s);
+		assert_int_equal(s->submits, cfg.max_submit_group);
+	}
+	assert_int_equal(count(s, PHASE_PENDING, ANY), cfg.max_pending_user);
+	advance(s, 1000);
+	pass(s);
+	assert_int_equal(s->submits, 0); /* the user's pending bound */
+	/* As units start, more are asked for. */
+	start_pending(s, ANY);
+	advance(s, 1000);
+	pass(s);
+	assert_int_equal(s->submits, cfg.max_submit_group);
+	sim_free(s);
+}
+
+static size_t group_units(struct sim *s, uint32_t group)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->n; i++)
+		n += s->jobs[i].role == ROLE_UNIT &&
+		     s->jobs[i].unit.group == group;
+	return n;
+}
+
+/* The bound per pass: the groups it made wait go first next time, so
+ * that no group starves behind one that always wants more. */
+static void submit_bounds_pass_fair(void **state)
+{
+	struct reconcile_config cfg;
+	struct elastic_opts o;
+	uint32_t bases[4] = { BASE };
+	struct sim *s;
+
+	(void)state;
+	opts_step(&o, 1, 100, 1);
+	s = sim_new(&o);
+	s->pol.max_nodes = 100;
+	reconcile_config_defaults(&cfg);
+	cfg.max_submit_group = 8;
+	cfg.max_submit_pass = 10;
+	cfg.max_pending_user = 1000;
+	reconcile_destroy(s->r);
+	s->r = reconcile_create(&cfg);
+	assert_non_null(s->r);
+	s->next_id = BASE + 1;
+	for (size_t i = 1; i < N(bases); i++) {
+		struct sjob *b = add(s, ROLE_BASE, PHASE_RUNNING, 1);
+
+		strcpy(b->partition, "base");
+		b->start = T0;
+		b->time_limit = 600;
+		b->end_time = T0 + 600 * 60;
+		bases[i] = b->id;
+	}
+	s->next_id = BASE + 100;
+	for (int k = 0; k < 3; k++) {
+		pass(s);
+		assert_int_equal(s->submits, cfg.max_submit_pass);
+		advance(s, 1000);
+	}
+	for (size_t i = 0; i < N(bases); i++)
+		assert_true(group_units(s, bases[i]) > 0);
+	sim_free(s);
+}
+
 /* ------------------------------------------------------------ ends */
 
 static void base_ends_units_cancelled(void **state)
@@ -1546,6 +1631,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(ondemand_below_min),
 		cmocka_unit_test(ondemand_always_and_never),
 		cmocka_unit_test(caps),
+		cmocka_unit_test(submit_bounds_group_user),
+		cmocka_unit_test(submit_bounds_pass_fair),
 		cmocka_unit_test(base_ends_units_cancelled),
 		cmocka_unit_test(base_requeued),
 		cmocka_unit_test(orphans),
