@@ -17,11 +17,13 @@
 #define POLICY_MAX_LINE	 1024
 #define MAX_SECONDS	 86400
 #define MAX_KEEP	 1000
+#define MAX_NICE	 1000000
 
 enum key_type {
 	T_NODES,   /* 1..ELASTIC_NODES_LIMIT */
 	T_SECONDS, /* 0..MAX_SECONDS */
 	T_KEEP,	   /* 1..MAX_KEEP */
+	T_NICE,	   /* 0..MAX_NICE */
 	T_BOOL,
 	T_LIST,
 	T_CAPS,
@@ -56,6 +58,7 @@ static const struct key {
 	{ "OnDemandAccounts", T_LIST, F(ondemand_accounts) },
 	{ "MaxGrace", T_SECONDS, F(max_grace) },
 	{ "MaxKeep", T_KEEP, F(max_keep) },
+	{ "UnitNice", T_NICE, F(unit_nice) },
 	{ "DefaultMinNodes", T_NODES, F(default_min_nodes) },
 	{ "DefaultMaxNodes", T_NODES, F(default_max_nodes) },
 	{ "DefaultStep", T_NODES, F(default_step) },
@@ -149,6 +152,7 @@ void policy_defaults(struct elastic_policy *p)
 	p->max_nodes = ELASTIC_NODES_LIMIT;
 	p->max_grace = 3600;
 	p->max_keep = 100;
+	p->unit_nice = 10000;
 	p->default_min_nodes = 1;
 	p->default_max_nodes = 0;
 	p->default_step = 1;
@@ -311,10 +315,13 @@ static int set_key(struct elastic_policy *p, const struct key *k, char *val,
 	switch (k->type) {
 	case T_NODES:
 	case T_SECONDS:
-	case T_KEEP: {
-		unsigned long lo = (k->type == T_SECONDS) ? 0 : 1;
+	case T_KEEP:
+	case T_NICE: {
+		unsigned long lo =
+		    (k->type == T_SECONDS || k->type == T_NICE) ? 0 : 1;
 		unsigned long hi = (k->type == T_NODES) ? ELASTIC_NODES_LIMIT
 				   : (k->type == T_SECONDS) ? MAX_SECONDS
+				   : (k->type == T_NICE)    ? MAX_NICE
 							    : MAX_KEEP;
 
 		r = parse_uint(val, lo, hi, &v);

@@ -70,6 +70,7 @@ struct elastic_policy {
 
 	unsigned max_grace; /* MaxGrace */
 	unsigned max_keep;  /* MaxKeep */
+	unsigned unit_nice; /* UnitNice */
 
 	/* Defaults for every option. */
 	unsigned default_min_nodes;	/* DefaultMinNodes */

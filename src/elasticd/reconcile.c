@@ -945,6 +945,7 @@ static int submit(struct reconcile *r, struct group *g,
 	a->unit.account = base->account;
 	a->unit.tres_per_node = base->tres_per_node;
 	a->unit.features = base->features;
+	a->unit.nice = p->unit_nice;
 	g->expect[g->nexpect++] =
 	    (struct expect){ a->token, 0, kind, size, now };
 	g->submitted++;

@@ -73,6 +73,8 @@ struct unit_request {
 	const char *account;	   /* may be NULL */
 	const char *tres_per_node; /* may be NULL */
 	const char *features;	   /* may be NULL */
+	/* Slurm's nice value (UnitNice): behind other users' queued jobs */
+	unsigned nice;
 };
 
 struct action {

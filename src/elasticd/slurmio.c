@@ -311,6 +311,9 @@ int slurmio_submit(struct slurmio *io, const struct unit_request *u,
 	d.warn_time = (uint16_t)(u->grace < 65535 ? u->grace : 65535);
 	d.warn_flags = 0;
 	d.shared = 0; /* whole nodes, like the base */
+	/* Growth never jumps the queue: a unit waits behind the work other
+	 * users queued before it (the priority is lowered by the nice). */
+	d.nice = NICE_OFFSET + u->nice;
 	d.tres_per_node = (char *)u->tres_per_node;
 	d.features = (char *)u->features;
 	d.std_in = "/dev/null";

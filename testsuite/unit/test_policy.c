@@ -78,6 +78,7 @@ static void defaults(void **state)
 	assert_int_equal(p.ondemand_accounts.n, 0);
 	assert_int_equal(p.max_grace, 3600);
 	assert_int_equal(p.max_keep, 100);
+	assert_int_equal(p.unit_nice, 10000);
 	assert_int_equal(p.default_min_nodes, 1);
 	assert_int_equal(p.default_max_nodes, 0);
 	assert_int_equal(p.default_step, 1);
@@ -304,6 +305,8 @@ static const struct {
 	  offsetof(struct elastic_policy, default_scale_delay), 0, 86400, "" },
 	{ "DefaultFaultTimeout",
 	  offsetof(struct elastic_policy, default_fault_timeout), 0, 86400,
+	  "" },
+	{ "UnitNice", offsetof(struct elastic_policy, unit_nice), 0, 1000000,
 	  "" },
 	{ "MaxKeep", offsetof(struct elastic_policy, max_keep), 1, 1000,
 	  "DefaultKeep=1\n" },

@@ -230,6 +230,7 @@ static void pass_on(struct sim *s, bool same_snapshot)
 			struct sjob *u;
 
 			assert_int_equal(a->unit.uid, OWNER);
+			assert_int_equal(a->unit.nice, s->pol.unit_nice);
 			assert_string_equal(a->unit.account, s->account);
 			if (s->submits < N(s->submit_nodes))
 				s->submit_nodes[s->submits] = a->unit.tag.nodes;
