@@ -149,7 +149,7 @@ unsigned policy_caps_get(const struct policy_caps *c, const char *name)
 void policy_defaults(struct elastic_policy *p)
 {
 	memset(p, 0, sizeof(*p));
-	p->max_nodes = ELASTIC_NODES_LIMIT;
+	p->max_nodes = POLICY_DEFAULT_MAX_NODES;
 	p->max_grace = 3600;
 	p->max_keep = 100;
 	p->unit_nice = 10000;

@@ -12,6 +12,9 @@
 #define POLICY_PATH_MAX	    1024
 #define POLICY_LISTEN_MAX   263 /* "[IPv6 or host name]:65535" */
 
+/* MaxNodes without elastic.conf: a site raises it deliberately. */
+#define POLICY_DEFAULT_MAX_NODES 64
+
 enum elastic_ondemand {
 	ELASTIC_ONDEMAND_NEVER,
 	ELASTIC_ONDEMAND_BELOW_MIN,

@@ -855,7 +855,7 @@ static void apply_builtin_defaults(void **state)
 	options_apply_defaults(&o, &p, NULL);
 	assert_int_equal(o.given, 0);
 	assert_int_equal(o.min, 1);
-	assert_int_equal(o.max, 65535);
+	assert_int_equal(o.max, POLICY_DEFAULT_MAX_NODES);
 	assert_int_equal(o.step, 1);
 	assert_int_equal(o.nsizes, 0);
 	assert_int_equal(o.grace, 60);
@@ -1319,7 +1319,7 @@ static void finalize_relations(void **state)
 	finalize_fails(&o, &p, NULL, &odd,
 		       "--elastic-size-config: size 3 is not a size this job "
 		       "can take (between --elastic-min=2 and "
-		       "--elastic-max=65535, on --elastic-step=2)");
+		       "--elastic-max=64, on --elastic-step=2)");
 	o = opts_of("min=1 max=8");
 	finalize_ok(&o, &p, NULL, &odd);
 }
@@ -1465,7 +1465,8 @@ static void env_get(void **state)
 /* The AdminComment tag */
 
 /* The tag does not judge: a policy that lets every value through. */
-static const char permissive[] = "MaxGrace=86400\nMaxKeep=1000\nOnDemand=yes\n";
+static const char permissive[] =
+    "MaxNodes=65535\nMaxGrace=86400\nMaxKeep=1000\nOnDemand=yes\n";
 
 static struct elastic_opts finalized(const char *spec)
 {

@@ -64,7 +64,7 @@ static void defaults(void **state)
 
 	memset(&p, 0xa5, sizeof(p));
 	policy_defaults(&p);
-	assert_int_equal(p.max_nodes, ELASTIC_NODES_LIMIT);
+	assert_int_equal(p.max_nodes, POLICY_DEFAULT_MAX_NODES);
 	assert_int_equal(p.user_caps.n, 0);
 	assert_int_equal(p.account_caps.n, 0);
 	assert_int_equal(p.base_partitions.n, 0);
@@ -292,11 +292,11 @@ static const struct {
 	{ "MaxNodes", offsetof(struct elastic_policy, max_nodes), 1, 65535,
 	  "" },
 	{ "DefaultMinNodes", offsetof(struct elastic_policy, default_min_nodes),
-	  1, 65535, "" },
+	  1, 65535, "MaxNodes=65535\n" },
 	{ "DefaultMaxNodes", offsetof(struct elastic_policy, default_max_nodes),
-	  1, 65535, "" },
+	  1, 65535, "MaxNodes=65535\n" },
 	{ "DefaultStep", offsetof(struct elastic_policy, default_step), 1,
-	  65535, "" },
+	  65535, "MaxNodes=65535\n" },
 	{ "MaxGrace", offsetof(struct elastic_policy, max_grace), 0, 86400,
 	  "DefaultGrace=0\n" },
 	{ "DefaultGrace", offsetof(struct elastic_policy, default_grace), 0,
@@ -1231,7 +1231,7 @@ static void load_present(void **state)
 	found = false;
 	assert_int_equal(policy_load(&p, t->path, &found, &err), 0);
 	assert_true(found);
-	assert_int_equal(p.max_nodes, ELASTIC_NODES_LIMIT);
+	assert_int_equal(p.max_nodes, POLICY_DEFAULT_MAX_NODES);
 }
 
 static void load_invalid(void **state)
@@ -1275,7 +1275,7 @@ static void load_invalid(void **state)
 		big[i] = '\n';
 	write_file(t->path, big, 256 * 1024);
 	assert_int_equal(policy_load(&p, t->path, NULL, &err), 0);
-	assert_int_equal(p.max_nodes, ELASTIC_NODES_LIMIT);
+	assert_int_equal(p.max_nodes, POLICY_DEFAULT_MAX_NODES);
 	memcpy(&before, &p, sizeof(p));
 	write_file(t->path, big, 256 * 1024 + 1);
 	assert_int_equal(policy_load(&p, t->path, NULL, &err), -1);
