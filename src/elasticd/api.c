@@ -29,7 +29,8 @@
 /* Limits on what clients can make us hold.  The CLI and Prometheus make
  * one short request at a time; these leave room for many of both. */
 #define API_THREADS	     4
-#define API_CONNECTIONS	     64		/* at once, over all threads */
+#define API_CONNECTIONS	     256	/* at once, over all threads */
+#define API_PER_HOST	     8		/* at once from one address */
 #define API_TIMEOUT	     10		/* seconds a connection may idle */
 #define API_MEMORY	     (32 << 10) /* per connection: request headers */
 #define API_RAISE_MAX	     1024	/* raise requests not yet taken */
@@ -524,6 +525,9 @@ int api_start(const char *listen_addr, const char *munge_socket,
 	    handle, NULL, MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd,
 	    MHD_OPTION_THREAD_POOL_SIZE, (unsigned)API_THREADS,
 	    MHD_OPTION_CONNECTION_LIMIT, (unsigned)API_CONNECTIONS,
+	    /* One host cannot hold the API for everyone: a launcher polls
+	     * over one connection at a time. */
+	    MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)API_PER_HOST,
 	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)API_TIMEOUT,
 	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)API_MEMORY,
 	    MHD_OPTION_END);
