@@ -206,7 +206,7 @@ struct config {
 /* The job's current allocation and elastic options, in one RPC. */
 struct job_view {
 	unsigned nnodes;
-	char nodes[1024];
+	char nodes[MEMBERS_NODES_POOL];
 	char batch_host[256];
 	bool elastic;
 	struct elastic_opts opts;
@@ -227,6 +227,13 @@ static int load_job(uint32_t job_id, struct job_view *v, elastic_error_t *err)
 	}
 	j = &msg->job_array[0];
 	v->nnodes = j->num_nodes;
+	if (j->nodes && strlen(j->nodes) >= sizeof(v->nodes)) {
+		slurm_free_job_info_msg(msg);
+		return elastic_errorf(err,
+				      "job %u: node list longer than %zu "
+				      "characters",
+				      job_id, sizeof(v->nodes) - 1);
+	}
 	if (j->nodes)
 		snprintf(v->nodes, sizeof(v->nodes), "%s", j->nodes);
 	if (j->batch_host)
@@ -278,10 +285,8 @@ static int members_from_allocation(uint32_t job_id, const struct job_view *v,
 	const char *env;
 
 	memset(ms, 0, sizeof(*ms));
-	ms->n = 1;
-	ms->m[0].job_id = job_id;
-	ms->m[0].nnodes = v->nnodes;
-	snprintf(ms->m[0].nodes, sizeof(ms->m[0].nodes), "%s", v->nodes);
+	if (members_add(ms, job_id, v->nnodes, v->nodes, err) < 0)
+		return -1;
 	if (ms->m[0].nnodes == 0) {
 		env = getenv("SLURM_JOB_NUM_NODES");
 		unsigned long n;
@@ -293,7 +298,8 @@ static int members_from_allocation(uint32_t job_id, const struct job_view *v,
 		ms->m[0].nnodes = (unsigned)n;
 	}
 	ms->nnodes = ms->m[0].nnodes;
-	first_node(ms->m[0].nodes, ms->master_host, sizeof(ms->master_host));
+	first_node(member_nodes(ms, 0), ms->master_host,
+		   sizeof(ms->master_host));
 	if (!ms->master_host[0])
 		snprintf(ms->master_host, sizeof(ms->master_host), "%s",
 			 v->batch_host);
@@ -418,7 +424,8 @@ static void member_list(const struct members *ms, char *out, size_t len)
 	for (i = 0; i < ms->n && off < len; i++) {
 		w = snprintf(out + off, len - off, "%s%u:%s", i ? "," : "",
 			     ms->m[i].job_id,
-			     ms->m[i].nodes[0] ? ms->m[i].nodes : "?");
+			     member_nodes(ms, i)[0] ? member_nodes(ms, i)
+						    : "?");
 		if (w < 0)
 			break;
 		off += (size_t)w;
@@ -601,8 +608,8 @@ static bool nodes_up(const struct members *ms, char *detail, size_t len)
 	if (!hl)
 		return true;
 	for (i = 0; i < ms->n; i++)
-		if (ms->m[i].nodes[0])
-			slurm_hostlist_push(hl, ms->m[i].nodes);
+		if (member_nodes(ms, i)[0])
+			slurm_hostlist_push(hl, member_nodes(ms, i));
 	if (slurm_load_node(0, &msg, SHOW_ALL) != SLURM_SUCCESS) {
 		slurm_hostlist_destroy(hl);
 		return true; /* no answer: the other checks decide */
@@ -1016,7 +1023,7 @@ static int launch_mpirun(const struct config *c, const struct members *ms,
 		return -1;
 	}
 	for (i = 0; i < ms->n; i++) {
-		hostlist_t h = slurm_hostlist_create(ms->m[i].nodes);
+		hostlist_t h = slurm_hostlist_create(member_nodes(ms, i));
 		char *name;
 
 		while (h && (name = slurm_hostlist_shift(h))) {
@@ -1555,7 +1562,7 @@ static void watch_launch(const struct config *c, struct source *src,
 				: "member-exit";
 			snprintf(w->detail, sizeof(w->detail),
 				 "job=%u nodes=%s", l->job[failed],
-				 ms->m[failed].nodes);
+				 member_nodes(ms, (size_t)failed));
 			return;
 		}
 		if (!up && launch_up(l) >= l->n) {

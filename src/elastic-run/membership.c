@@ -54,6 +54,29 @@ static bool jbool(json_object *o, const char *key)
 	       json_object_get_boolean(v);
 }
 
+int members_add(struct members *ms, uint32_t job_id, unsigned nnodes,
+		const char *nodes, elastic_error_t *err)
+{
+	size_t len = strlen(nodes) + 1;
+	struct member *d;
+
+	if (ms->n == MAX_MEMBERS)
+		return elastic_errorf(err, "more than %d members", MAX_MEMBERS);
+	if (len > sizeof(ms->pool) - ms->pool_used)
+		return elastic_errorf(err,
+				      "job %u: the node lists of the world "
+				      "are longer than %zu characters in all",
+				      job_id, sizeof(ms->pool) - 1);
+	d = &ms->m[ms->n++];
+	d->job_id = job_id;
+	d->nnodes = nnodes;
+	d->nodes_off = (uint32_t)ms->pool_used;
+	memcpy(ms->pool + ms->pool_used, nodes, len);
+	ms->pool_used += len;
+	ms->nnodes += nnodes;
+	return 0;
+}
+
 int members_parse_group(const char *json, uint32_t job, struct members *ms,
 			elastic_error_t *err)
 {
@@ -88,7 +111,7 @@ int members_parse_group(const char *json, uint32_t job, struct members *ms,
 		json_object *m = json_object_array_get_idx(arr, i);
 		const char *state, *nodes;
 		int64_t jid, nn;
-		struct member *d;
+		elastic_error_t e;
 
 		if (!json_object_is_type(m, json_type_object) ||
 		    !jbool(m, "in_world"))
@@ -105,24 +128,12 @@ int members_parse_group(const char *json, uint32_t job, struct members *ms,
 				       (long long)id, i);
 			goto out;
 		}
-		if (ms->n == MAX_MEMBERS) {
-			elastic_errorf(err, "group %lld: more than %d members",
-				       (long long)id, MAX_MEMBERS);
+		if (members_add(ms, (uint32_t)jid, (unsigned)nn, nodes, &e) <
+		    0) {
+			elastic_errorf(err, "group %lld: %s", (long long)id,
+				       e.text);
 			goto out;
 		}
-		if (strlen(nodes) >= MEMBER_NODES_MAX) {
-			elastic_errorf(err,
-				       "group %lld: job %lld: node list "
-				       "longer than %d characters",
-				       (long long)id, (long long)jid,
-				       MEMBER_NODES_MAX - 1);
-			goto out;
-		}
-		d = &ms->m[ms->n++];
-		d->job_id = (uint32_t)jid;
-		d->nnodes = (unsigned)nn;
-		snprintf(d->nodes, sizeof(d->nodes), "%s", nodes);
-		ms->nnodes += d->nnodes;
 	}
 	if (ms->n > 0) {
 		const char *ma = jstr(o, "master_addr");
@@ -130,7 +141,7 @@ int members_parse_group(const char *json, uint32_t job, struct members *ms,
 		if (ma && *ma && strlen(ma) < sizeof(ms->master_host))
 			snprintf(ms->master_host, sizeof(ms->master_host), "%s",
 				 ma);
-		else if ((first = nodelist_first_host(ms->m[0].nodes))) {
+		else if ((first = nodelist_first_host(member_nodes(ms, 0)))) {
 			snprintf(ms->master_host, sizeof(ms->master_host), "%s",
 				 first);
 			free(first);
@@ -151,7 +162,7 @@ bool members_same(const struct members *a, const struct members *b)
 	for (i = 0; i < a->n; i++)
 		if (a->m[i].job_id != b->m[i].job_id ||
 		    a->m[i].nnodes != b->m[i].nnodes ||
-		    strcmp(a->m[i].nodes, b->m[i].nodes) != 0)
+		    strcmp(member_nodes(a, i), member_nodes(b, i)) != 0)
 			return false;
 	return true;
 }

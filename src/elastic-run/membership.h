@@ -16,23 +16,39 @@
  * group (GET /v1/groups/<job>, elasticd-api(7)).
  */
 
-#define MAX_MEMBERS	 256
-#define MEMBER_NODES_MAX 1024
+#define MAX_MEMBERS 256
+/* The members' node lists all together: one list may take most of it (a
+ * large allocation of scattered node names is long even in Slurm's
+ * ranged form). */
+#define MEMBERS_NODES_POOL (256 * 1024)
 
 struct member {
 	uint32_t job_id;
 	unsigned nnodes;
-	char nodes[MEMBER_NODES_MAX]; /* Slurm node list, "n[1-2]" */
+	uint32_t nodes_off; /* its Slurm node list, "n[1-2]", in the pool */
 };
 
 struct members {
 	size_t n;
 	struct member m[MAX_MEMBERS];
+	size_t pool_used;
+	char pool[MEMBERS_NODES_POOL];
 	unsigned nnodes;       /* sum */
 	uint64_t generation;   /* elasticd's; 0 without elasticd */
 	char master_host[256]; /* a node name: the base's first node */
 	char master_addr[256]; /* its address */
 };
+
+/* Member i's node list. */
+static inline const char *member_nodes(const struct members *ms, size_t i)
+{
+	return ms->pool + ms->m[i].nodes_off;
+}
+
+/* Add a member (after the others): 0, or -1 with err set when the lists
+ * do not fit the pool or there are MAX_MEMBERS members already. */
+int members_add(struct members *ms, uint32_t job_id, unsigned nnodes,
+		const char *nodes, elastic_error_t *err);
 
 /*
  * Parse elasticd's document of one group into its current world: the
@@ -40,7 +56,8 @@ struct members {
  * the world is formed (generation > 0 and at least one member), 0 when
  * elasticd knows the group but has formed no world yet, -1 with err set
  * when the document is not a group (or not group `job`).  Sizes are
- * bounded: at most MAX_MEMBERS members, node lists of MEMBER_NODES_MAX.
+ * bounded: at most MAX_MEMBERS members, node lists of MEMBERS_NODES_POOL
+ * bytes in all.
  * master_addr is left empty for the caller to resolve from master_host.
  */
 int members_parse_group(const char *json, uint32_t job, struct members *ms,

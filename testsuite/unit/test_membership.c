@@ -75,10 +75,10 @@ static void test_world(void **state)
 	assert_int_equal(ms->n, 3);
 	assert_int_equal(ms->nnodes, 4);
 	assert_int_equal(ms->m[0].job_id, 100);
-	assert_string_equal(ms->m[0].nodes, "n1");
+	assert_string_equal(member_nodes(ms, 0), "n1");
 	assert_int_equal(ms->m[1].job_id, 101);
 	assert_int_equal(ms->m[1].nnodes, 2);
-	assert_string_equal(ms->m[1].nodes, "n[2-3]");
+	assert_string_equal(member_nodes(ms, 1), "n[2-3]");
 	assert_int_equal(ms->m[2].job_id, 105);
 	assert_string_equal(ms->master_host, "n1");
 	assert_string_equal(ms->master_addr, "");
@@ -147,7 +147,7 @@ static void test_bad_documents(void **state)
 /* Bounded: members and node lists. */
 static void test_bounds(void **state)
 {
-	size_t cap = 64 + (MAX_MEMBERS + 1) * 128 + 2 * MEMBER_NODES_MAX;
+	size_t cap = 64 + (MAX_MEMBERS + 1) * 128 + 2 * MEMBERS_NODES_POOL;
 	char *json = malloc(cap), *p;
 	struct members *ms;
 	size_t i;
@@ -170,16 +170,33 @@ static void test_bounds(void **state)
 		   "\"nodes\":\"x\",\"in_world\":true}]}");
 	parse_fails(json, "group 100: more than 256 members");
 
+	/* A long node list (scattered names) is kept whole: one member
+	 * may take all of the pool, and a second one then does not fit. */
 	p = json + sprintf(json, "{\"id\":100,\"generation\":1,\"members\":"
 				 "[{\"job_id\":100,\"state\":\"running\","
 				 "\"nnodes\":1,\"in_world\":true,\"nodes\":\"");
-	memset(p, 'n', MEMBER_NODES_MAX - 1);
-	strcpy(p + MEMBER_NODES_MAX - 1, "\"}]}");
-	free(parse_ok(json, 1));
-	p[MEMBER_NODES_MAX - 1] = 'n';
-	strcpy(p + MEMBER_NODES_MAX, "\"}]}");
-	parse_fails(json, "group 100: job 100: node list longer than 1023 "
-			  "characters");
+	memset(p, 'n', MEMBERS_NODES_POOL - 1);
+	strcpy(p + MEMBERS_NODES_POOL - 1, "\"}]}");
+	ms = parse_ok(json, 1);
+	assert_int_equal(strlen(member_nodes(ms, 0)), MEMBERS_NODES_POOL - 1);
+	free(ms);
+	p[MEMBERS_NODES_POOL - 1] = 'n';
+	strcpy(p + MEMBERS_NODES_POOL, "\"}]}");
+	parse_fails(json, "group 100: job 100: the node lists of the world are "
+			  "longer than 262143 characters in all");
+	p = json + sprintf(json, "{\"id\":100,\"generation\":1,\"members\":"
+				 "[{\"job_id\":100,\"state\":\"running\","
+				 "\"nnodes\":1,\"in_world\":true,\"nodes\":\"");
+	memset(p, 'n', 5000);
+	p += 5000;
+	p += sprintf(p,
+		     "\"},{\"job_id\":101,\"state\":\"running\","
+		     "\"nnodes\":2,\"in_world\":true,\"nodes\":\"m[1-2]\"}]}");
+	ms = parse_ok(json, 1);
+	assert_int_equal(ms->n, 2);
+	assert_int_equal(strlen(member_nodes(ms, 0)), 5000);
+	assert_string_equal(member_nodes(ms, 1), "m[1-2]");
+	free(ms);
 	free(json);
 }
 
@@ -200,9 +217,9 @@ static void test_same(void **state)
 
 	(void)state;
 	assert_true(members_same(a, b));
-	b->m[1].nodes[1] = '3';
+	b->pool[b->m[1].nodes_off + 1] = '3';
 	assert_false(members_same(a, b));
-	b->m[1].nodes[1] = '2';
+	b->pool[b->m[1].nodes_off + 1] = '2';
 	b->n = 1;
 	assert_false(members_same(a, b));
 	free(a);
