@@ -684,6 +684,19 @@ static void describe(char *buf, size_t len, const struct group *g,
 			 g->world[0].nnodes, nw[0].nnodes);
 }
 
+/*
+ * Is job the group's own: its base, or a unit of it with its base's
+ * owner?  A world restored from the state file is only what the file
+ * says: elasticd signals no job Slurm does not show to be the group's.
+ */
+static bool own_job(const struct group *g, const struct job_view *j)
+{
+	if (j->id == g->id)
+		return j->role == ROLE_BASE;
+	return j->role == ROLE_UNIT && j->unit.group == g->id && g->base &&
+	       j->uid == g->base->uid;
+}
+
 /* The event, in the old world's running jobs: their ranks checkpoint. */
 static int raise_world(struct reconcile *r, const struct group *g,
 		       const char *why, struct action_list *out)
@@ -708,7 +721,7 @@ static int raise_world(struct reconcile *r, const struct group *g,
 		const struct job_view *j =
 		    r->snap ? snapshot_find(r->snap, g->world[i].job) : NULL;
 
-		if (j && j->phase == PHASE_RUNNING)
+		if (j && j->phase == PHASE_RUNNING && own_job(g, j))
 			a->jobs[k++] = j->id;
 	}
 	a->njobs = k;
@@ -1304,8 +1317,8 @@ static int step_running(struct reconcile *r, struct group *g,
 		/* Nothing to wait for when no unit runs or can come (no
 		 * PreemptiblePartitions, no time left for one): the base at
 		 * min is the world, at once. */
-		bool complete = nodes && (nodes >= target ||
-					  (!can_submit && nc == 0));
+		bool complete =
+		    nodes && (nodes >= target || (!can_submit && nc == 0));
 
 		if (nodes && adopt) {
 			/* elasticd restarted: what runs is the world. */

@@ -1502,6 +1502,41 @@ static void restart_with_state(void **state)
 	sim_free(s);
 }
 
+/* A state file whose world names a job that is not the group's (another
+ * user's, running): elasticd never signals it. */
+static void restored_world_checked(void **state)
+{
+	struct elastic_opts o;
+	struct sim *s;
+	elastic_error_t err;
+	struct sjob *foreign;
+	char text[256];
+
+	(void)state;
+	opts_step(&o, 1, 2, 1);
+	s = sim_start(&o);
+	grow_to_target(s);
+	foreign = add(s, ROLE_OTHER, PHASE_RUNNING, 1);
+	foreign->uid = OWNER + 1;
+	foreign->start = T0;
+	snprintf(text, sizeof(text),
+		 "elasticd-state v1\ngroup %u gen 9 world %u:1:b,%u:1:p\n",
+		 BASE, BASE, foreign->id);
+	reconcile_destroy(s->r);
+	s->r = reconcile_create(NULL);
+	assert_int_equal(reconcile_state_load(s->r, text, &err), 0);
+	pass(s);
+	for (size_t i = 0; i < s->nraised; i++)
+		assert_int_not_equal(s->raised[i], foreign->id);
+	action_list_clear(&s->l);
+	if (reconcile_raise_request(s->r, BASE, &s->l) == 0)
+		for (size_t i = 0; i < s->l.n; i++)
+			for (size_t k = 0; k < s->l.a[i].njobs; k++)
+				assert_int_not_equal(s->l.a[i].jobs[k],
+						     foreign->id);
+	sim_free(s);
+}
+
 static void state_text(void **state)
 {
 	static const char *bad[] = {
@@ -1645,6 +1680,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(surplus_released),
 		cmocka_unit_test(restart_adopts),
 		cmocka_unit_test(restart_with_state),
+		cmocka_unit_test(restored_world_checked),
 		cmocka_unit_test(state_text),
 		cmocka_unit_test(view),
 		cmocka_unit_test(names),
