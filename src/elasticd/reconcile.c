@@ -59,6 +59,7 @@ enum note_bit {
 	NOTE_NO_TIME = 4,
 	NOTE_WAIT_FAULT = 8,
 	NOTE_SUBMIT_CAP = 16,
+	NOTE_BASE_PARTITION = 32,
 };
 
 struct group {
@@ -1214,6 +1215,23 @@ static int step_running(struct reconcile *r, struct group *g,
 				  "group %u: no PreemptiblePartitions in "
 				  "elastic.conf: no units",
 				  g->id))
+				return -1;
+		}
+	}
+	/* A base its owner moved out of BasePartitions (while it was
+	 * pending: job_submit checked the partition only at submission)
+	 * gets no units: the policy applies where it is known. */
+	if (nslots && p->base_partitions.n &&
+	    !(base->partition &&
+	      policy_list_has(&p->base_partitions, base->partition))) {
+		can_submit = false;
+		if (!(g->noted & NOTE_BASE_PARTITION)) {
+			g->noted |= NOTE_BASE_PARTITION;
+			if (!push(out, ACTION_NOTE, g->id,
+				  "group %u: base in partition %s, not one of "
+				  "BasePartitions in elastic.conf: no units",
+				  g->id,
+				  base->partition ? base->partition : "?"))
 				return -1;
 		}
 	}

@@ -1120,6 +1120,42 @@ static void submit_bounds_pass_fair(void **state)
 	sim_free(s);
 }
 
+/* Did the last pass note text? */
+static bool noted(struct sim *s, const char *text)
+{
+	for (size_t i = 0; i < s->l.n; i++)
+		if (s->l.a[i].type == ACTION_NOTE &&
+		    strstr(s->l.a[i].text, text))
+			return true;
+	return false;
+}
+
+/* A base moved out of BasePartitions gets no units. */
+static void base_partition_checked(void **state)
+{
+	struct elastic_opts o;
+	struct sim *s;
+
+	(void)state;
+	opts_step(&o, 1, 4, 1);
+	s = sim_start(&o);
+	s->pol.base_partitions.n = 1;
+	strcpy(s->pol.base_partitions.name[0], "base");
+	strcpy(job(s, BASE)->partition, "high");
+	pass(s);
+	assert_int_equal(s->submits, 0);
+	assert_true(noted(s, "not one of BasePartitions"));
+	advance(s, 1000);
+	pass(s);
+	assert_int_equal(s->submits, 0);
+	assert_false(noted(s, "BasePartitions")); /* said once */
+	strcpy(job(s, BASE)->partition, "base");
+	advance(s, 1000);
+	pass(s);
+	assert_int_equal(s->submits, 3);
+	sim_free(s);
+}
+
 /* ------------------------------------------------------------ ends */
 
 static void base_ends_units_cancelled(void **state)
@@ -1669,6 +1705,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(caps),
 		cmocka_unit_test(submit_bounds_group_user),
 		cmocka_unit_test(submit_bounds_pass_fair),
+		cmocka_unit_test(base_partition_checked),
 		cmocka_unit_test(base_ends_units_cancelled),
 		cmocka_unit_test(base_requeued),
 		cmocka_unit_test(orphans),
