@@ -204,11 +204,10 @@ static struct action *push(struct action_list *l, enum action_type type,
 			   uint32_t group, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
-static struct action *push(struct action_list *l, enum action_type type,
-			   uint32_t group, const char *fmt, ...)
+static struct action *vpush(struct action_list *l, enum action_type type,
+			    uint32_t group, const char *fmt, va_list ap)
 {
 	struct action *a, *arr = grow(l->a, &l->cap, l->n + 1, sizeof(*a));
-	va_list ap;
 
 	if (!arr)
 		return NULL;
@@ -217,10 +216,41 @@ static struct action *push(struct action_list *l, enum action_type type,
 	memset(a, 0, sizeof(*a));
 	a->type = type;
 	a->group = group;
-	va_start(ap, fmt);
 	vsnprintf(a->text, sizeof(a->text), fmt, ap);
+	return a;
+}
+
+static struct action *push(struct action_list *l, enum action_type type,
+			   uint32_t group, const char *fmt, ...)
+{
+	struct action *a;
+	va_list ap;
+
+	va_start(ap, fmt);
+	a = vpush(l, type, group, fmt, ap);
 	va_end(ap);
 	return a;
+}
+
+/* A note given once per condition (a bit of group.noted): 0, or -1 when
+ * out of memory. */
+static int note_once(struct group *g, enum note_bit bit,
+		     struct action_list *out, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static int note_once(struct group *g, enum note_bit bit,
+		     struct action_list *out, const char *fmt, ...)
+{
+	struct action *a;
+	va_list ap;
+
+	if (g->noted & bit)
+		return 0;
+	g->noted |= bit;
+	va_start(ap, fmt);
+	a = vpush(out, ACTION_NOTE, g->id, fmt, ap);
+	va_end(ap);
+	return a ? 0 : -1;
 }
 
 static bool live(const struct job_view *j)
@@ -906,14 +936,11 @@ static int submit_bound(struct reconcile *r, struct group *g,
 		what = "pending units per user";
 	if (!what)
 		return 0;
-	if (!(g->noted & NOTE_SUBMIT_CAP)) {
-		g->noted |= NOTE_SUBMIT_CAP;
-		if (!push(out, ACTION_NOTE, g->id,
-			  "group %u: more units wait for a later pass "
-			  "(bound on %s)",
-			  g->id, what))
-			return -1;
-	}
+	if (note_once(g, NOTE_SUBMIT_CAP, out,
+		      "group %u: more units wait for a later pass "
+		      "(bound on %s)",
+		      g->id, what) < 0)
+		return -1;
 	return 1;
 }
 
@@ -1196,27 +1223,22 @@ static int step_running(struct reconcile *r, struct group *g,
 
 		time_limit = left > 0 ? (uint32_t)(left / 60) : 0;
 		can_submit = left >= (int64_t)r->cfg.min_unit_seconds;
-		if (!can_submit && !(g->noted & NOTE_NO_TIME)) {
-			g->noted |= NOTE_NO_TIME;
-			if (!push(out, ACTION_NOTE, g->id,
-				  "group %u: base has less than %u s left: "
-				  "no more units",
-				  g->id, r->cfg.min_unit_seconds))
-				return -1;
-		}
+		if (!can_submit &&
+		    note_once(g, NOTE_NO_TIME, out,
+			      "group %u: base has less than %u s left: "
+			      "no more units",
+			      g->id, r->cfg.min_unit_seconds) < 0)
+			return -1;
 	} else {
 		can_submit = true;
 	}
 	if (nslots && !p->preemptible_partitions.n) {
 		can_submit = false;
-		if (!(g->noted & NOTE_NO_PARTITION)) {
-			g->noted |= NOTE_NO_PARTITION;
-			if (!push(out, ACTION_NOTE, g->id,
-				  "group %u: no PreemptiblePartitions in "
-				  "elastic.conf: no units",
-				  g->id))
-				return -1;
-		}
+		if (note_once(g, NOTE_NO_PARTITION, out,
+			      "group %u: no PreemptiblePartitions in "
+			      "elastic.conf: no units",
+			      g->id) < 0)
+			return -1;
 	}
 	/* A base its owner moved out of BasePartitions (while it was
 	 * pending: job_submit checked the partition only at submission)
@@ -1225,15 +1247,12 @@ static int step_running(struct reconcile *r, struct group *g,
 	    !(base->partition &&
 	      policy_list_has(&p->base_partitions, base->partition))) {
 		can_submit = false;
-		if (!(g->noted & NOTE_BASE_PARTITION)) {
-			g->noted |= NOTE_BASE_PARTITION;
-			if (!push(out, ACTION_NOTE, g->id,
-				  "group %u: base in partition %s, not one of "
-				  "BasePartitions in elastic.conf: no units",
-				  g->id,
-				  base->partition ? base->partition : "?"))
-				return -1;
-		}
+		if (note_once(g, NOTE_BASE_PARTITION, out,
+			      "group %u: base in partition %s, not one of "
+			      "BasePartitions in elastic.conf: no units",
+			      g->id,
+			      base->partition ? base->partition : "?") < 0)
+			return -1;
 	}
 	if (now < g->submit_after)
 		can_submit = false;
@@ -1383,13 +1402,13 @@ static int step_running(struct reconcile *r, struct group *g,
 				if (apply_world(r, g, now, r->nworld, nn, nodes,
 						CAUSE_FAIL, why, true, out) < 0)
 					return -1;
-			} else if (!nodes && !(g->noted & NOTE_BELOW_MIN)) {
-				g->noted |= NOTE_BELOW_MIN;
-				if (!push(out, ACTION_NOTE, g->id,
-					  "group %u: below --elastic-min=%u: "
-					  "waiting for units",
-					  g->id, o->min))
-					return -1;
+			} else if (!nodes &&
+				   note_once(
+				       g, NOTE_BELOW_MIN, out,
+				       "group %u: below --elastic-min=%u: "
+				       "waiting for units",
+				       g->id, o->min) < 0) {
+				return -1;
 			}
 		}
 	} else if (nodes && !same) {
