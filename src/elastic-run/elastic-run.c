@@ -967,25 +967,41 @@ static uint32_t next_step_id(uint32_t job_id)
 	return next;
 }
 
-/* How many steps of the launch are running (ranks up). */
-static size_t steps_up(uint32_t job_id, uint32_t from)
+/*
+ * The job's ranks' steps (normal steps but the sentinel's) with ids from
+ * `from` up to `below`: how many there are (running ones only, if
+ * `running`); each is signalled SIGKILL if `kill`.
+ */
+static size_t job_steps(uint32_t job_id, uint32_t from, uint32_t below,
+			bool running, bool kill)
 {
 	job_step_info_response_msg_t *r = NULL;
-	size_t up = 0;
+	size_t n = 0;
 	uint32_t i;
 
 	if (slurm_get_job_steps(0, job_id, NO_VAL, &r, SHOW_ALL) !=
 	    SLURM_SUCCESS)
 		return 0;
 	for (i = 0; i < r->job_step_count; i++) {
-		uint32_t s = r->job_steps[i].step_id.step_id;
+		const job_step_info_t *st = &r->job_steps[i];
+		uint32_t id = st->step_id.step_id;
 
-		if (s <= SLURM_MAX_NORMAL_STEP_ID && s >= from &&
-		    r->job_steps[i].state == JOB_RUNNING)
-			up++;
+		if (id > SLURM_MAX_NORMAL_STEP_ID || id < from || id >= below ||
+		    (running && st->state != JOB_RUNNING) ||
+		    (st->name && strcmp(st->name, SENTINEL_NAME) == 0))
+			continue;
+		n++;
+		if (kill)
+			slurm_kill_job_step(job_id, id, SIGKILL);
 	}
 	slurm_free_job_step_info_response_msg(r);
-	return up;
+	return n;
+}
+
+/* How many steps of the launch are running (ranks up). */
+static size_t steps_up(uint32_t job_id, uint32_t from)
+{
+	return job_steps(job_id, from, UINT32_MAX, true, false);
 }
 
 /* In a launcher's child: default signals, no stale step variables. */
@@ -1137,29 +1153,11 @@ static uint32_t base_floor = UINT32_MAX;
 static size_t stale_steps(uint32_t base_job, uint32_t job_id, uint32_t below,
 			  bool kill)
 {
-	job_step_info_response_msg_t *r = NULL;
-	uint32_t floor = job_id == base_job ? base_floor : 0, i;
-	size_t n = 0;
+	uint32_t floor = job_id == base_job ? base_floor : 0;
 
 	if (floor == UINT32_MAX)
 		return 0;
-	if (slurm_get_job_steps(0, job_id, NO_VAL, &r, SHOW_ALL) !=
-	    SLURM_SUCCESS)
-		return 0;
-	for (i = 0; i < r->job_step_count; i++) {
-		const job_step_info_t *st = &r->job_steps[i];
-		uint32_t id = st->step_id.step_id;
-
-		if (id > SLURM_MAX_NORMAL_STEP_ID || id < floor ||
-		    id >= below || st->state != JOB_RUNNING ||
-		    (st->name && strcmp(st->name, SENTINEL_NAME) == 0))
-			continue;
-		n++;
-		if (kill)
-			slurm_kill_job_step(job_id, id, SIGKILL);
-	}
-	slurm_free_job_step_info_response_msg(r);
-	return n;
+	return job_steps(job_id, floor, below, true, kill);
 }
 
 static size_t launch_stale(const struct config *c, const struct launch *l,
@@ -1296,19 +1294,7 @@ static void describe_status(const struct launch *l, char *out, size_t len)
 /* Kill the job's steps from step id `from` on (the sentinel's is lower). */
 static void kill_steps(uint32_t job_id, uint32_t from)
 {
-	job_step_info_response_msg_t *r = NULL;
-	uint32_t i;
-
-	if (slurm_get_job_steps(0, job_id, NO_VAL, &r, SHOW_ALL) !=
-	    SLURM_SUCCESS)
-		return;
-	for (i = 0; i < r->job_step_count; i++) {
-		uint32_t st = r->job_steps[i].step_id.step_id;
-
-		if (st <= SLURM_MAX_NORMAL_STEP_ID && st >= from)
-			slurm_kill_job_step(job_id, st, SIGKILL);
-	}
-	slurm_free_job_step_info_response_msg(r);
+	job_steps(job_id, from, UINT32_MAX, false, true);
 }
 
 /* How many sruns of the launch have their step running (ranks up). */
