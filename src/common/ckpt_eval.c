@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "ckpt_eval.h"
+#include "filesave.h"
 #include "parse.h"
 #include "policy.h"
 
@@ -309,7 +310,7 @@ int ckpt_eval_index_save(const char *ckpt_dir, const struct ckpt_eval_index *ix,
 	char d[CKPT_PATH_MAX], path[CKPT_PATH_MAX + 16];
 	char tmp[CKPT_PATH_MAX + 48];
 	char *text;
-	int n, fd, rc = 0;
+	int n, rc;
 
 	if (ckpt_eval_dir(ckpt_dir, d, sizeof(d)) < 0)
 		return elastic_errorf(err, "%s: path too long", ckpt_dir);
@@ -325,33 +326,8 @@ int ckpt_eval_index_save(const char *ckpt_dir, const struct ckpt_eval_index *ix,
 	if (!text)
 		return elastic_errorf(err, "out of memory");
 	ckpt_eval_index_format(ix, text, (size_t)n + 1);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
-		  0666);
-	if (fd < 0) {
-		free(text);
-		return elastic_errorf(err, "%s: %s", tmp, strerror(errno));
-	}
-	for (ssize_t off = 0, w; off < n; off += w) {
-		w = write(fd, text + off, (size_t)(n - off));
-		if (w < 0 && errno == EINTR) {
-			w = 0;
-			continue;
-		}
-		if (w <= 0) {
-			rc = elastic_errorf(err, "%s: %s", tmp,
-					    strerror(w < 0 ? errno : EIO));
-			break;
-		}
-	}
+	rc = file_save_atomic(path, tmp, 0666, text, (size_t)n, err);
 	free(text);
-	if (rc == 0 && fsync(fd))
-		rc = elastic_errorf(err, "%s: %s", tmp, strerror(errno));
-	if (close(fd) && rc == 0)
-		rc = elastic_errorf(err, "%s: %s", tmp, strerror(errno));
-	if (rc == 0 && rename(tmp, path))
-		rc = elastic_errorf(err, "%s: %s", path, strerror(errno));
-	if (rc)
-		unlink(tmp);
 	return rc;
 }
 

@@ -2,7 +2,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -17,27 +16,25 @@ static int write_all(int fd, const char *p, size_t len)
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0)
+		if (n <= 0) {
+			if (n == 0)
+				errno = EIO;
 			return -1;
+		}
 		p += n;
 		len -= (size_t)n;
 	}
 	return 0;
 }
 
-int file_save_atomic(const char *path, const void *data, size_t len,
-		     elastic_error_t *err)
+int file_save_atomic(const char *path, const char *tmp, mode_t mode,
+		     const void *data, size_t len, elastic_error_t *err)
 {
-	char tmp[PATH_MAX];
 	const char *what;
 	int fd, e;
 
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.new", path) >= sizeof(tmp))
-		return elastic_errorf(err,
-				      "path too long (%zu bytes): %.64s...",
-				      strlen(path), path);
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
-		  0600);
+		  mode);
 	if (fd < 0)
 		return elastic_errorf(err, "%s: %s", tmp, strerror(errno));
 	/* Each step once: the descriptor is closed exactly once below. */

@@ -218,6 +218,7 @@ static void state_load(void)
 static void state_save(void)
 {
 	elastic_error_t err;
+	char tmp[PATH_MAX + 8];
 	char *text;
 
 	if (!ctx.state_path[0] || !reconcile_dirty(ctx.rec))
@@ -226,7 +227,9 @@ static void state_save(void)
 		logf_("state: %s", err.text);
 		return;
 	}
-	if (file_save_atomic(ctx.state_path, text, strlen(text), &err) < 0)
+	snprintf(tmp, sizeof(tmp), "%s.new", ctx.state_path);
+	if (file_save_atomic(ctx.state_path, tmp, 0600, text, strlen(text),
+			     &err) < 0)
 		logf_("state: %s", err.text);
 	free(text);
 }

@@ -1,5 +1,6 @@
-/* Unit tests of filesave.c: elasticd's state file is replaced whole or
- * not at all, and a failure leaves nothing behind (nor closes twice). */
+/* Unit tests of filesave.c: elasticd's state file and the eval index are
+ * replaced whole or not at all, and a failure leaves nothing behind (nor
+ * closes twice). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -55,12 +56,14 @@ static void saves_and_replaces(void **state)
 	char buf[64];
 
 	(void)state;
-	assert_int_equal(file_save_atomic(path, "one\n", 4, &err), 0);
+	assert_int_equal(file_save_atomic(path, tmp, 0600, "one\n", 4, &err),
+			 0);
 	read_back(path, buf, sizeof(buf));
 	assert_string_equal(buf, "one\n");
 	assert_int_equal(stat(path, &st), 0);
 	assert_int_equal(st.st_mode & 07777, 0600);
-	assert_int_equal(file_save_atomic(path, "two, longer\n", 12, &err), 0);
+	assert_int_equal(
+	    file_save_atomic(path, tmp, 0600, "two, longer\n", 12, &err), 0);
 	read_back(path, buf, sizeof(buf));
 	assert_string_equal(buf, "two, longer\n");
 	assert_int_equal(access(tmp, F_OK), -1);
@@ -77,7 +80,8 @@ static void rename_fails(void **state)
 	assert_int_equal(mkdir(path, 0700), 0);
 	snprintf(sub, sizeof(sub), "%s/x", path);
 	assert_int_equal(mkdir(sub, 0700), 0);
-	assert_int_equal(file_save_atomic(path, "data\n", 5, &err), -1);
+	assert_int_equal(file_save_atomic(path, tmp, 0600, "data\n", 5, &err),
+			 -1);
 	assert_non_null(strstr(err.text, "rename"));
 	assert_non_null(strstr(err.text, path));
 	assert_int_equal(access(tmp, F_OK), -1);
@@ -98,22 +102,24 @@ static void no_symlink(void **state)
 	fputs("theirs\n", f);
 	fclose(f);
 	assert_int_equal(symlink(target, tmp), 0);
-	assert_int_equal(file_save_atomic(path, "ours\n", 5, &err), -1);
+	assert_int_equal(file_save_atomic(path, tmp, 0600, "ours\n", 5, &err),
+			 -1);
 	read_back(target, buf, sizeof(buf));
 	assert_string_equal(buf, "theirs\n");
 	assert_int_equal(access(path, F_OK), -1);
 }
 
-static void path_too_long(void **state)
+/* The temporary file cannot be made: the error names it, path stays. */
+static void tmp_not_made(void **state)
 {
 	elastic_error_t err;
-	char longp[PATH_MAX + 1];
+	char none[PATH_MAX + 16];
 
 	(void)state;
-	memset(longp, 'a', sizeof(longp) - 1);
-	longp[sizeof(longp) - 1] = '\0';
-	assert_int_equal(file_save_atomic(longp, "x", 1, &err), -1);
-	assert_non_null(strstr(err.text, "too long"));
+	snprintf(none, sizeof(none), "%s/none/state.new", dir);
+	assert_int_equal(file_save_atomic(path, none, 0600, "x", 1, &err), -1);
+	assert_non_null(strstr(err.text, none));
+	assert_int_equal(access(path, F_OK), -1);
 }
 
 int main(void)
@@ -123,7 +129,7 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(rename_fails, setup, teardown),
 		cmocka_unit_test_setup_teardown(no_symlink, setup, teardown),
-		cmocka_unit_test_setup_teardown(path_too_long, setup, teardown),
+		cmocka_unit_test_setup_teardown(tmp_not_made, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("filesave", tests, NULL, NULL);
