@@ -112,26 +112,27 @@ bool policy_list_has(const struct policy_list *l, const char *name)
 
 size_t policy_list_join(const struct policy_list *l, char *out, size_t len)
 {
-	static const char more[] = ", ...";
 	size_t off = 0;
 
 	if (!len)
 		return 0;
 	out[0] = '\0';
 	for (unsigned i = 0; i < l->n; i++) {
-		size_t need = strlen(l->name[i]) + (i ? 2 : 0);
-
+		const char *sep = i ? ", " : "";
 		/* Room for this name and, if more follow, for ", ...". */
-		if (off + need + (i + 1 < l->n ? sizeof(more) - 1 : 0) >= len) {
-			if (off + sizeof(more) - 1 < len) {
-				memcpy(out + off, more + (i ? 0 : 2),
-				       sizeof(more) - (i ? 0 : 2));
-				off += sizeof(more) - 1 - (i ? 0 : 2);
-			}
+		size_t need = strlen(sep) + strlen(l->name[i]) +
+			      (i + 1 < l->n ? strlen(", ...") : 0);
+
+		if (off + need >= len) {
+			const char *mark = i ? ", ..." : "...";
+
+			if (off + strlen(mark) < len)
+				off += (size_t)snprintf(out + off, len - off,
+							"%s", mark);
 			break;
 		}
-		off += (size_t)snprintf(out + off, len - off, "%s%s",
-					i ? ", " : "", l->name[i]);
+		off += (size_t)snprintf(out + off, len - off, "%s%s", sep,
+					l->name[i]);
 	}
 	return off;
 }
