@@ -115,11 +115,22 @@ static void opts_sizes(struct elastic_opts *o, const unsigned *sizes,
 	memcpy(o->sizes, sizes, n * sizeof(*sizes));
 }
 
+/* A running base of nnodes in partition base, started at T0 for 10 h. */
+static struct sjob *add_base(struct sim *s, uint32_t nnodes)
+{
+	struct sjob *b = add(s, ROLE_BASE, PHASE_RUNNING, nnodes);
+
+	strcpy(b->partition, "base");
+	b->start = T0;
+	b->time_limit = 600;
+	b->end_time = T0 + 600 * 60;
+	return b;
+}
+
 /* A simulated cluster with one running base of min nodes, started at T0. */
 static struct sim *sim_new(const struct elastic_opts *o)
 {
 	struct sim *s = calloc(1, sizeof(*s));
-	struct sjob *b;
 
 	assert_non_null(s);
 	s->next_id = BASE;
@@ -135,11 +146,7 @@ static struct sim *sim_new(const struct elastic_opts *o)
 	s->r = reconcile_create(NULL);
 	assert_non_null(s->r);
 	s->now = T0 * 1000 + 1000;
-	b = add(s, ROLE_BASE, PHASE_RUNNING, o->min);
-	strcpy(b->partition, "base");
-	b->start = T0;
-	b->time_limit = 600;
-	b->end_time = T0 + 600 * 60;
+	add_base(s, o->min);
 	s->next_id = BASE + 100; /* units from 200 */
 	return s;
 }
@@ -1100,15 +1107,8 @@ static void submit_bounds_pass_fair(void **state)
 	s->r = reconcile_create(&cfg);
 	assert_non_null(s->r);
 	s->next_id = BASE + 1;
-	for (size_t i = 1; i < N(bases); i++) {
-		struct sjob *b = add(s, ROLE_BASE, PHASE_RUNNING, 1);
-
-		strcpy(b->partition, "base");
-		b->start = T0;
-		b->time_limit = 600;
-		b->end_time = T0 + 600 * 60;
-		bases[i] = b->id;
-	}
+	for (size_t i = 1; i < N(bases); i++)
+		bases[i] = add_base(s, 1)->id;
 	s->next_id = BASE + 100;
 	for (int k = 0; k < 3; k++) {
 		pass(s);
