@@ -3,6 +3,7 @@
 #   json-c         JSON bodies (elasticd, elasticctl)
 #   libcurl        HTTP client (elasticctl)
 #   libmunge       credentials: made by elasticctl, checked by elasticd
+#   libcrypto      SHA-256 of the API's answers, which elasticd signs
 # All are required: without them there is no elasticd to build.
 AC_DEFUN([X_AC_ELASTICD], [
   PKG_CHECK_MODULES([MHD], [libmicrohttpd >= 0.9.71], [],
@@ -14,6 +15,10 @@ AC_DEFUN([X_AC_ELASTICD], [
   PKG_CHECK_MODULES([CURL], [libcurl >= 7.61], [],
     [AC_MSG_ERROR([libcurl 7.61 or newer not found (elasticctl).
   On Debian or Ubuntu: apt-get install libcurl4-openssl-dev])])
+
+  PKG_CHECK_MODULES([CRYPTO], [libcrypto >= 1.1], [],
+    [AC_MSG_ERROR([libcrypto (OpenSSL) 1.1 or newer not found (elasticd's signed answers).
+  On Debian or Ubuntu: apt-get install libssl-dev])])
 
   AC_CHECK_HEADER([munge.h], [],
     [AC_MSG_ERROR([munge.h not found (elasticd, elasticctl).

@@ -1,39 +1,123 @@
-/* The options of a request to elasticd's API (apiclient.h). */
+/* The client of elasticd's API (apiclient.h). */
 #include "config.h"
 
+#include <pwd.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/random.h>
 
+#include <curl/curl.h>
+#include <munge.h>
+
+#include "common/apiauth.h"
+#include "common/apihash.h"
 #include "apiclient.h"
 
-/* A local daemon that does not accept within this is not there. */
+/* A daemon of the cluster that does not accept within this is not there. */
 #define CONNECT_TIMEOUT_MS 5000L
 
-void apiclient_setopt(CURL *curl, const char *url, struct curl_slist *headers,
-		      long timeout_ms, char *errbuf,
-		      curl_write_callback write_cb, void *ud,
-		      const char *user_agent)
+int apiclient_init(struct apiclient *c, const struct server_addr *server,
+		   const char *munge_socket, const char *elasticd_user,
+		   const char *agent, elastic_error_t *err)
 {
-	curl_easy_setopt(curl, CURLOPT_URL, url);
-	curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
-	curl_easy_setopt(curl, CURLOPT_NOPROXY, "*");
-#if LIBCURL_VERSION_NUM >= 0x075500
-	curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http");
-#else
-	curl_easy_setopt(curl, CURLOPT_PROTOCOLS, (long)CURLPROTO_HTTP);
-#endif
-	curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS,
-			 timeout_ms < CONNECT_TIMEOUT_MS ? timeout_ms
-							 : CONNECT_TIMEOUT_MS);
-	curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, timeout_ms);
-	curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, errbuf);
-	curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, write_cb);
-	curl_easy_setopt(curl, CURLOPT_WRITEDATA, ud);
-	curl_easy_setopt(curl, CURLOPT_USERAGENT, user_agent);
+	struct passwd pw, *pwp = NULL;
+	char buf[4096];
+
+	memset(c, 0, sizeof(*c));
+	snprintf(c->server, sizeof(c->server), "%s", server->addr);
+	snprintf(c->url, sizeof(c->url), "%s", server->url);
+	snprintf(c->munge_socket, sizeof(c->munge_socket), "%s",
+		 munge_socket ? munge_socket : "");
+	snprintf(c->agent, sizeof(c->agent), "%s/" PACKAGE_VERSION, agent);
+	snprintf(c->server_user, sizeof(c->server_user), "%s",
+		 elasticd_user && *elasticd_user ? elasticd_user : "root");
+	if (getpwnam_r(c->server_user, &pw, buf, sizeof(buf), &pwp) || !pwp)
+		return elastic_errorf(err,
+				      "ElasticdUser=%s: no such user here "
+				      "(the user elasticd runs as)",
+				      c->server_user);
+	c->server_uid = (uint32_t)pw.pw_uid;
+	return 0;
 }
 
-size_t apiclient_body_cb(char *p, size_t size, size_t n, void *body)
+static munge_ctx_t munge_ctx(const struct apiclient *c, elastic_error_t *err)
+{
+	munge_ctx_t ctx = munge_ctx_create();
+
+	if (!ctx) {
+		elastic_errorf(err, "out of memory");
+		return NULL;
+	}
+	if (c->munge_socket[0] &&
+	    munge_ctx_set(ctx, MUNGE_OPT_SOCKET, c->munge_socket) !=
+		EMUNGE_SUCCESS) {
+		elastic_errorf(err, "munge socket %s: %s", c->munge_socket,
+			       munge_ctx_strerror(ctx));
+		munge_ctx_destroy(ctx);
+		return NULL;
+	}
+	return ctx;
+}
+
+/* The request's credential: bound to it, readable by elasticd only. */
+static int credential(const struct apiclient *c, const char *method,
+		      const char *target, const char *nonce, char **cred,
+		      elastic_error_t *err)
+{
+	char payload[APIAUTH_PAYLOAD_MAX];
+	munge_ctx_t ctx;
+	munge_err_t e;
+	int n, rc = 0;
+
+	n = apiauth_request_payload(method, target, nonce, payload,
+				    sizeof(payload));
+	if (n < 0)
+		return elastic_errorf(err, "bad request %s %.64s", method,
+				      target);
+	if (!(ctx = munge_ctx(c, err)))
+		return -1;
+	if (munge_ctx_set(ctx, MUNGE_OPT_UID_RESTRICTION,
+			  (uid_t)c->server_uid) != EMUNGE_SUCCESS)
+		rc = elastic_errorf(err, "munge: %s", munge_ctx_strerror(ctx));
+	else if ((e = munge_encode(cred, ctx, payload, n)) != EMUNGE_SUCCESS)
+		rc = elastic_errorf(err, "cannot make a munge credential: %s",
+				    munge_ctx_strerror(ctx)
+					? munge_ctx_strerror(ctx)
+					: munge_strerror(e));
+	munge_ctx_destroy(ctx);
+	return rc;
+}
+
+/* The Elastic-Server-Auth header of the answer, kept while it fits. */
+struct reply_header {
+	char value[APIAUTH_CRED_MAX + 64];
+	bool seen, too_long;
+};
+
+static size_t header_cb(char *p, size_t size, size_t n, void *ud)
+{
+	static const char name[] = APIAUTH_REPLY_HEADER ":";
+	struct reply_header *h = ud;
+	size_t len = size * n;
+
+	if (len > strlen(name) && !strncasecmp(p, name, strlen(name))) {
+		size_t vlen = len - strlen(name);
+
+		while (vlen && (p[strlen(name) + vlen - 1] == '\r' ||
+				p[strlen(name) + vlen - 1] == '\n'))
+			vlen--;
+		if (h->seen || vlen >= sizeof(h->value))
+			h->too_long = true; /* twice, or not ours */
+		else
+			memcpy(h->value, p + strlen(name), vlen);
+		h->seen = true;
+	}
+	return len;
+}
+
+static size_t body_cb(char *p, size_t size, size_t n, void *body)
 {
 	struct apiclient_body *b = body;
 	size_t add = size * n;
@@ -51,4 +135,145 @@ size_t apiclient_body_cb(char *p, size_t size, size_t n, void *body)
 	d[b->len] = '\0';
 	b->data = d;
 	return add;
+}
+
+/* Is the answer elasticd's, to our nonce, whole?  0 or -1 with err. */
+static int verify(const struct apiclient *c, const struct reply_header *h,
+		  const char *nonce, long status,
+		  const struct apiclient_body *b, elastic_error_t *err)
+{
+	char cred[APIAUTH_CRED_MAX + 1], hash[APIAUTH_HASH_HEX + 1];
+	const char *start, *why;
+	void *payload = NULL;
+	int plen = 0, rc;
+	munge_ctx_t ctx;
+	munge_err_t e;
+	size_t len;
+	uid_t uid;
+	gid_t gid;
+
+	if (!h->seen)
+		return elastic_errorf(err, "the answer carries no %s: not "
+					   "elasticd's",
+				      APIAUTH_REPLY_HEADER);
+	if (h->too_long || apiauth_parse_header(h->value, &start, &len, &why))
+		return elastic_errorf(err, "the answer's %s is malformed",
+				      APIAUTH_REPLY_HEADER);
+	memcpy(cred, start, len);
+	cred[len] = '\0';
+	if (!(ctx = munge_ctx(c, err)))
+		return -1;
+	e = munge_decode(cred, ctx, &payload, &plen, &uid, &gid);
+	if (e != EMUNGE_SUCCESS)
+		rc = elastic_errorf(err, "the answer's credential: %s",
+				    munge_ctx_strerror(ctx)
+					? munge_ctx_strerror(ctx)
+					: munge_strerror(e));
+	else if ((uint32_t)uid != c->server_uid)
+		rc = elastic_errorf(err,
+				    "the answer is signed by uid %u, not by "
+				    "elasticd's user %s (ElasticdUser)",
+				    (unsigned)uid, c->server_user);
+	else if (apihash_body(b->data, b->len, hash) < 0)
+		rc = elastic_errorf(err, "cannot hash the answer");
+	else if (apiauth_check_reply(payload, (size_t)plen, nonce, status,
+				     hash, &why) < 0)
+		rc = elastic_errorf(err, "%s", why);
+	else
+		rc = 0;
+	free(payload);
+	munge_ctx_destroy(ctx);
+	return rc;
+}
+
+enum apiclient_result apiclient_request(const struct apiclient *c,
+					const char *method, const char *target,
+					long timeout_ms, long *status,
+					struct apiclient_body *b,
+					elastic_error_t *err)
+{
+	char url[sizeof(c->url) + APIAUTH_TARGET_MAX], errbuf[CURL_ERROR_SIZE];
+	char nonce[APIAUTH_NONCE_HEX + 1], *cred = NULL, *auth = NULL;
+	unsigned char raw[APIAUTH_NONCE_HEX / 2];
+	struct reply_header h = { 0 };
+	struct curl_slist *hdr = NULL;
+	enum apiclient_result res;
+	elastic_error_t why;
+	CURLcode cc;
+	CURL *curl;
+
+	*status = 0;
+	errbuf[0] = '\0';
+	if (getrandom(raw, sizeof(raw), 0) != (ssize_t)sizeof(raw)) {
+		elastic_errorf(err, "no random bytes for a nonce");
+		return APICLIENT_ERROR;
+	}
+	apiauth_hex(raw, sizeof(raw), nonce);
+	if (credential(c, method, target, nonce, &cred, err) < 0)
+		return APICLIENT_ERROR;
+	if (asprintf(&auth, "Authorization: Munge %s", cred) < 0) {
+		free(cred);
+		elastic_errorf(err, "out of memory");
+		return APICLIENT_ERROR;
+	}
+	free(cred);
+	snprintf(url, sizeof(url), "%s%s", c->url, target);
+	if (!(curl = curl_easy_init())) {
+		free(auth);
+		elastic_errorf(err, "cannot initialise libcurl");
+		return APICLIENT_ERROR;
+	}
+	hdr = curl_slist_append(hdr, auth);
+	hdr = curl_slist_append(hdr, "Accept: application/json");
+	curl_easy_setopt(curl, CURLOPT_URL, url);
+	curl_easy_setopt(curl, CURLOPT_HTTPHEADER, hdr);
+	/* elasticd is in the cluster: never through a proxy. */
+	curl_easy_setopt(curl, CURLOPT_NOPROXY, "*");
+#if LIBCURL_VERSION_NUM >= 0x075500
+	curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http");
+#else
+	curl_easy_setopt(curl, CURLOPT_PROTOCOLS, (long)CURLPROTO_HTTP);
+#endif
+	curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS,
+			 timeout_ms < CONNECT_TIMEOUT_MS ? timeout_ms
+							 : CONNECT_TIMEOUT_MS);
+	curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, timeout_ms);
+	curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, errbuf);
+	curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, body_cb);
+	curl_easy_setopt(curl, CURLOPT_WRITEDATA, b);
+	curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, header_cb);
+	curl_easy_setopt(curl, CURLOPT_HEADERDATA, &h);
+	curl_easy_setopt(curl, CURLOPT_USERAGENT, c->agent);
+	if (strcmp(method, "GET") != 0) {
+		curl_easy_setopt(curl, CURLOPT_POST, 1L);
+		curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE, 0L);
+		curl_easy_setopt(curl, CURLOPT_POSTFIELDS, "");
+	}
+	cc = curl_easy_perform(curl);
+	if (cc == CURLE_OK)
+		curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, status);
+	curl_easy_cleanup(curl);
+	curl_slist_free_all(hdr);
+	free(auth);
+	if (cc != CURLE_OK) {
+		if (b->too_big)
+			elastic_errorf(err, "elasticd at %s: an answer over %zu "
+					    "bytes",
+				       c->server, b->max);
+		else
+			elastic_errorf(err, "elasticd at %s: %s", c->server,
+				       *errbuf ? errbuf
+					       : curl_easy_strerror(cc));
+		return APICLIENT_NO_ANSWER;
+	}
+	res = APICLIENT_ANSWER;
+	if (verify(c, &h, nonce, *status, b, &why) < 0) {
+		elastic_errorf(err,
+			       "%s answered %ld, but not as elasticd: %s "
+			       "(elasticd-api(7), AUTHENTICATION)",
+			       c->server, *status, why.text);
+		res = APICLIENT_UNVERIFIED;
+	}
+	return res;
 }

@@ -73,6 +73,7 @@ static const struct key {
 	{ "ElasticdListen", T_LISTEN, F(elasticd_listen) },
 	{ "ElasticdPollInterval", T_MSEC, F(elasticd_poll_ms) },
 	{ "ElasticdAdmins", T_LIST, F(elasticd_admins) },
+	{ "ElasticdUser", T_NAME, F(elasticd_user) },
 	{ "ElasticdMungeSocket", T_ABSPATH, F(elasticd_munge_socket) },
 	{ "ElasticdStateDir", T_ABSPATH, F(elasticd_state_dir) },
 };

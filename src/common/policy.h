@@ -92,6 +92,9 @@ struct elastic_policy {
 	 * node resolves (never a wildcard); "" = unset.  server.h picks a
 	 * client's address from it and ElasticdListen. */
 	char elasticd_server[POLICY_LISTEN_MAX + 1];
+	/* ElasticdUser: the user elasticd runs as, whose munge credential
+	 * on an answer proves it is elasticd's; "" = root. */
+	char elasticd_user[POLICY_NAME_MAX + 1];
 
 	/* elasticd's own settings (elasticd(8)); other readers ignore them. */
 	char elasticd_listen[POLICY_LISTEN_MAX + 1]; /* ElasticdListen */

@@ -324,7 +324,11 @@ static void resolve_master(struct members *ms)
  */
 struct source {
 	bool have_ed;
-	struct elasticd_client ed;
+	struct apiclient ed;
+	/* Jobs of elasticd's worlds that Slurm showed to be the group's own
+	 * (a job's owner and tag never change). */
+	uint32_t ours[MAX_MEMBERS];
+	size_t nours;
 	bool ed_mode;	 /* the current world is elasticd's */
 	bool ed_trouble; /* an outage was reported */
 	bool ed_said;	 /* the fallback to the allocation was reported */
@@ -339,12 +343,62 @@ struct source {
 	long exit_ms;
 };
 
+/*
+ * Is every job of elasticd's world this group's own in Slurm (its base
+ * or a unit of it, ours)?  Even elasticd's word is not taken for a job
+ * to srun into, signal and kill.  FETCH_OK, FETCH_UNVERIFIED when one is
+ * not, FETCH_ERROR when Slurm did not answer; err says why.
+ */
+static enum fetch_result world_is_ours(const struct config *c,
+				       struct source *src,
+				       const struct members *ms,
+				       elastic_error_t *err)
+{
+	for (size_t i = 0; i < ms->n; i++) {
+		uint32_t id = ms->m[i].job_id;
+		job_info_msg_t *msg = NULL;
+		size_t k;
+		int rc;
+
+		for (k = 0; k < src->nours && src->ours[k] != id; k++)
+			;
+		if (k < src->nours || id == c->job_id)
+			continue;
+		if (slurm_load_job(&msg, id, SHOW_ALL) != SLURM_SUCCESS) {
+			rc = errno;
+			elastic_errorf(err, "job %u of elasticd's world: %s",
+				       id, slurm_strerror(rc));
+			return rc == ESLURM_INVALID_JOB_ID ? FETCH_UNVERIFIED
+							   : FETCH_ERROR;
+		}
+		rc = msg->record_count < 1
+			 ? elastic_errorf(err,
+					  "elasticd's world names job %u, "
+					  "which Slurm does not show",
+					  id)
+			 : members_job_is_ours(
+			       c->job_id, (uint32_t)getuid(), id,
+			       msg->job_array[0].user_id,
+			       msg->job_array[0].admin_comment, err);
+		slurm_free_job_info_msg(msg);
+		if (rc < 0)
+			return FETCH_UNVERIFIED;
+		if (src->nours == MAX_MEMBERS)
+			src->nours = 0; /* the oldest are long gone */
+		src->ours[src->nours++] = id;
+	}
+	return FETCH_OK;
+}
+
 static enum fetch_result ed_fetch(const struct config *c, struct source *src,
 				  struct members *ms)
 {
 	elastic_error_t err;
 	enum fetch_result fr =
 	    elasticd_fetch(&src->ed, c->job_id, ED_TIMEOUT_MS, ms, &err);
+
+	if (fr == FETCH_OK)
+		fr = world_is_ours(c, src, ms, &err);
 
 	if (fr == FETCH_NOT_FORMED)
 		snprintf(src->why, sizeof(src->why), "no world formed yet");
@@ -409,7 +463,11 @@ static int source_init(struct source *src, const char *server,
 	}
 	if (p && !munge && p->elasticd_munge_socket[0])
 		munge = p->elasticd_munge_socket;
-	elasticd_client_init(&src->ed, &addr, munge);
+	if (apiclient_init(&src->ed, &addr, munge, p ? p->elasticd_user : NULL,
+			   PROG, &err) < 0) {
+		fprintf(stderr, PROG ": %s in %s\n", err.text, conf);
+		return -1;
+	}
 	src->have_ed = true;
 	return 0;
 }
@@ -459,8 +517,11 @@ static int current_members(const struct config *c, struct source *src,
 			if (fr == FETCH_OK &&
 			    (ms->generation > after_gen || now_s() >= deadline))
 				break;
-			/* Never there: no elasticd on this cluster. */
-			if (fr == FETCH_UNREACHABLE && !src->ed_mode)
+			/* Never there: no elasticd on this cluster, or
+			 * not elasticd that answers. */
+			if ((fr == FETCH_UNREACHABLE ||
+			     fr == FETCH_UNVERIFIED) &&
+			    !src->ed_mode)
 				break;
 			if (now_s() >= deadline)
 				break;

@@ -1,6 +1,6 @@
 /*
  * elastic-run's view of its group: parsing elasticd's document of a group
- * (pure) and fetching it over the API with a munge credential.
+ * (pure) and fetching it over the API (apiclient).
  */
 #include "config.h"
 
@@ -8,12 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <curl/curl.h>
 #include <json-c/json.h>
-#include <munge.h>
 
 #include "apiclient/apiclient.h"
 #include "common/nodelist.h"
+#include "common/unittag.h"
 #include "membership.h"
 
 /* A group document is small: a few hundred bytes a member. */
@@ -167,93 +166,47 @@ bool members_same(const struct members *a, const struct members *b)
 	return true;
 }
 
-void elasticd_client_init(struct elasticd_client *c,
-			  const struct server_addr *server,
-			  const char *munge_socket)
+int members_job_is_ours(uint32_t base, uint32_t uid, uint32_t job,
+			uint32_t job_uid, const char *admin_comment,
+			elastic_error_t *err)
 {
-	memset(c, 0, sizeof(*c));
-	snprintf(c->server, sizeof(c->server), "%s", server->addr);
-	snprintf(c->url, sizeof(c->url), "%s", server->url);
-	snprintf(c->munge_socket, sizeof(c->munge_socket), "%s",
-		 munge_socket ? munge_socket : "");
-}
+	struct unit_tag t;
 
-/* A fresh credential each request: elasticd refuses a replayed one. */
-static int credential(const struct elasticd_client *c, char **cred,
-		      elastic_error_t *err)
-{
-	munge_ctx_t ctx = munge_ctx_create();
-	munge_err_t e;
-	int rc = 0;
-
-	if (!ctx)
-		return elastic_errorf(err, "out of memory");
-	if (c->munge_socket[0] &&
-	    munge_ctx_set(ctx, MUNGE_OPT_SOCKET, c->munge_socket) !=
-		EMUNGE_SUCCESS)
-		rc = elastic_errorf(err, "munge socket %s: %s", c->munge_socket,
-				    munge_ctx_strerror(ctx));
-	else if ((e = munge_encode(cred, ctx, NULL, 0)) != EMUNGE_SUCCESS)
-		rc = elastic_errorf(err, "cannot make a munge credential: %s",
-				    munge_ctx_strerror(ctx)
-					? munge_ctx_strerror(ctx)
-					: munge_strerror(e));
-	munge_ctx_destroy(ctx);
-	return rc;
-}
-
-/* One request to elasticd with a fresh credential: its status (0 when it
- * was not answered: err says why) and body. */
-static long request(const struct elasticd_client *c, const char *method,
-		    const char *path, unsigned timeout_ms,
-		    struct apiclient_body *b, elastic_error_t *err)
-{
-	char url[sizeof(c->url) + 128], errbuf[CURL_ERROR_SIZE] = "";
-	char *cred = NULL, *auth;
-	struct curl_slist *hdr = NULL;
-	long status = 0;
-	CURLcode cc;
-	CURL *curl;
-
-	if (credential(c, &cred, err) < 0)
-		return -1;
-	if (asprintf(&auth, "Authorization: Munge %s", cred) < 0) {
-		free(cred);
-		elastic_errorf(err, "out of memory");
-		return -1;
-	}
-	free(cred);
-	snprintf(url, sizeof(url), "%s%s", c->url, path);
-	curl = curl_easy_init();
-	if (!curl) {
-		free(auth);
-		elastic_errorf(err, "cannot initialise libcurl");
-		return -1;
-	}
-	hdr = curl_slist_append(hdr, auth);
-	hdr = curl_slist_append(hdr, "Accept: application/json");
-	apiclient_setopt(curl, url, hdr, (long)timeout_ms, errbuf,
-			 apiclient_body_cb, b, "elastic-run/" PACKAGE_VERSION);
-	if (strcmp(method, "GET") != 0) {
-		curl_easy_setopt(curl, CURLOPT_POST, 1L);
-		curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE, 0L);
-		curl_easy_setopt(curl, CURLOPT_POSTFIELDS, "");
-	}
-	cc = curl_easy_perform(curl);
-	if (cc == CURLE_OK)
-		curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
-	curl_easy_cleanup(curl);
-	curl_slist_free_all(hdr);
-	free(auth);
-	if (cc != CURLE_OK) {
-		elastic_errorf(err, "elasticd at %s: %s", c->server,
-			       *errbuf ? errbuf : curl_easy_strerror(cc));
+	if (job_uid != uid)
+		return elastic_errorf(err,
+				      "elasticd's world names job %u of uid "
+				      "%u, not of this job's owner (uid %u)",
+				      job, job_uid, uid);
+	if (job == base)
 		return 0;
-	}
-	return status;
+	if (unittag_parse(admin_comment, &t, NULL) < 0 || t.group != base)
+		return elastic_errorf(err,
+				      "elasticd's world names job %u, which "
+				      "is not a unit of job %u",
+				      job, base);
+	return 0;
 }
 
-enum fetch_result elasticd_fetch(const struct elasticd_client *c, uint32_t job,
+/* One request; a status of 0 when it was not elasticd that answered. */
+static enum fetch_result request(const struct apiclient *c, const char *method,
+				 const char *target, unsigned timeout_ms,
+				 long *status, struct apiclient_body *b,
+				 elastic_error_t *err)
+{
+	switch (apiclient_request(c, method, target, (long)timeout_ms, status,
+				  b, err)) {
+	case APICLIENT_ANSWER:
+		return FETCH_OK;
+	case APICLIENT_NO_ANSWER:
+		return FETCH_UNREACHABLE;
+	case APICLIENT_UNVERIFIED:
+		return FETCH_UNVERIFIED;
+	default:
+		return FETCH_ERROR;
+	}
+}
+
+enum fetch_result elasticd_fetch(const struct apiclient *c, uint32_t job,
 				 unsigned timeout_ms, struct members *ms,
 				 elastic_error_t *err)
 {
@@ -264,11 +217,9 @@ enum fetch_result elasticd_fetch(const struct elasticd_client *c, uint32_t job,
 	int r;
 
 	snprintf(path, sizeof(path), "/v1/groups/%u", job);
-	status = request(c, "GET", path, timeout_ms, &b, err);
-	if (status < 0)
-		return FETCH_ERROR;
-	if (status == 0) {
-		fr = FETCH_UNREACHABLE;
+	fr = request(c, "GET", path, timeout_ms, &status, &b, err);
+	if (fr != FETCH_OK) {
+		/* said by err */
 	} else if (status == 200) {
 		r = members_parse_group(b.data, job, ms, err);
 		fr = r < 0 ? FETCH_ERROR : r ? FETCH_OK : FETCH_NOT_FORMED;
@@ -291,7 +242,7 @@ enum fetch_result elasticd_fetch(const struct elasticd_client *c, uint32_t job,
 	return fr;
 }
 
-int elasticd_report(const struct elasticd_client *c, uint32_t job,
+int elasticd_report(const struct apiclient *c, uint32_t job,
 		    uint64_t generation, long exit_ms, unsigned timeout_ms,
 		    elastic_error_t *err)
 {
@@ -305,8 +256,10 @@ int elasticd_report(const struct elasticd_client *c, uint32_t job,
 	if (exit_ms >= 0)
 		snprintf(path + n, sizeof(path) - (size_t)n, "&exit_ms=%ld",
 			 exit_ms);
-	status = request(c, "POST", path, timeout_ms, &b, err);
-	if (status > 0 && status != 202)
+	if (request(c, "POST", path, timeout_ms, &status, &b, err) !=
+	    FETCH_OK)
+		status = 0;
+	else if (status != 202)
 		elastic_errorf(err, "elasticd at %s answered %ld%s%.*s",
 			       c->server, status, b.data ? ": " : "",
 			       b.data ? (int)strcspn(b.data, "\r\n") : 0,

@@ -7,6 +7,7 @@
 
 #include "common/error.h"
 #include "common/policy.h"
+#include "apiclient/apiclient.h"
 #include "common/server.h"
 
 /*
@@ -66,29 +67,29 @@ int members_parse_group(const char *json, uint32_t job, struct members *ms,
 /* Same world?  (Generation aside: the jobs and their node lists.) */
 bool members_same(const struct members *a, const struct members *b);
 
-/* An elasticd client: where it listens and how we prove who we are. */
-struct elasticd_client {
-	char server[POLICY_PATH_MAX + 1];	/* HOST:PORT, for messages */
-	char url[POLICY_PATH_MAX + 16];		/* http://HOST:PORT */
-	char munge_socket[POLICY_PATH_MAX + 1]; /* "" = munge's default */
-};
-
-/* Configure from the address server_choose() picked and the munge socket
- * ("" or NULL for munge's default). */
-void elasticd_client_init(struct elasticd_client *c,
-			  const struct server_addr *server,
-			  const char *munge_socket);
+/*
+ * Is job, named in elasticd's world of group base, the group's own in
+ * Slurm: the base itself or a unit of it (its AdminComment, which only
+ * elasticd sets, names the group), owned by uid as the base is?  job_uid
+ * and admin_comment are Slurm's (admin_comment may be NULL).  0, or -1
+ * with err saying why not: the launcher sruns into, signals and kills
+ * no other job.
+ */
+int members_job_is_ours(uint32_t base, uint32_t uid, uint32_t job,
+			uint32_t job_uid, const char *admin_comment,
+			elastic_error_t *err);
 
 enum fetch_result {
 	FETCH_OK,	   /* *ms is the formed world */
 	FETCH_NOT_FORMED,  /* elasticd knows no world of the group yet */
 	FETCH_NOT_FOUND,   /* 404: not a group elasticd knows (or not ours) */
 	FETCH_UNREACHABLE, /* cannot connect, time-out, 5xx */
+	FETCH_UNVERIFIED,  /* an answer not proven elasticd's: ignored */
 	FETCH_ERROR,	   /* refused credential, bad answer: err says */
 };
 
-/* GET /v1/groups/<job> with a fresh munge credential, within timeout_ms. */
-enum fetch_result elasticd_fetch(const struct elasticd_client *c, uint32_t job,
+/* GET /v1/groups/<job>, within timeout_ms (apiclient_request). */
+enum fetch_result elasticd_fetch(const struct apiclient *c, uint32_t job,
 				 unsigned timeout_ms, struct members *ms,
 				 elastic_error_t *err);
 
@@ -97,7 +98,7 @@ enum fetch_result elasticd_fetch(const struct elasticd_client *c, uint32_t job,
  * took exit_ms (-1: not measured) from being told of the last event to
  * exiting.  0, or -1 with err set.
  */
-int elasticd_report(const struct elasticd_client *c, uint32_t job,
+int elasticd_report(const struct apiclient *c, uint32_t job,
 		    uint64_t generation, long exit_ms, unsigned timeout_ms,
 		    elastic_error_t *err);
 

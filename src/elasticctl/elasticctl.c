@@ -56,9 +56,8 @@ enum exit_code {
 
 /* Where the server address and munge socket came from, for messages. */
 struct ctl {
-	char server[512];	 /* HOST:PORT */
+	struct apiclient api;	 /* server, munge socket, elasticd's user */
 	const char *server_from; /* "--server", "ElasticdServer", ... */
-	char base_url[512];	 /* http://HOST:PORT */
 	char munge_socket[POLICY_PATH_MAX + 1]; /* "" = libmunge's default */
 	const char *munge_from;
 	char conf_path[POLICY_PATH_MAX + 32];
@@ -160,13 +159,15 @@ static int configure(struct ctl *c, const char *opt_server,
 		c->munge_from = "ELASTICCTL_MUNGE_SOCKET";
 	}
 
-	if (!server || !c->munge_from) {
-		if (policy_load(&p, c->conf_path, NULL, &err)) {
-			die_msg("%s (or give --server and --munge-socket)",
-				err.text);
-			return EXIT_FAIL;
-		}
+	/* ElasticdUser is read from it too; a broken file matters only
+	 * where it must answer. */
+	if (policy_load(&p, c->conf_path, NULL, &err) == 0) {
 		conf = &p;
+	} else if (!server || !c->munge_from) {
+		die_msg("%s (or give --server and --munge-socket)", err.text);
+		return EXIT_FAIL;
+	}
+	if (conf) {
 		if (!c->munge_from && p.elasticd_munge_socket[0]) {
 			snprintf(c->munge_socket, sizeof(c->munge_socket), "%s",
 				 p.elasticd_munge_socket);
@@ -188,47 +189,16 @@ static int configure(struct ctl *c, const char *opt_server,
 			c->conf_path);
 		return EXIT_FAIL;
 	}
-	snprintf(c->server, sizeof(c->server), "%s", addr.addr);
-	snprintf(c->base_url, sizeof(c->base_url), "%s", addr.url);
 	c->server_from = addr.from;
+	if (apiclient_init(&c->api, &addr, c->munge_socket,
+			   conf ? conf->elasticd_user : NULL, PROG, &err) < 0) {
+		die_msg("%s in %s", err.text, c->conf_path);
+		return EXIT_FAIL;
+	}
 	return EXIT_OK;
 }
 
 /* HTTP */
-
-/* A fresh credential for one request (elasticd refuses replays). */
-static int make_cred(const struct ctl *c, char **cred)
-{
-	munge_ctx_t ctx = munge_ctx_create();
-	munge_err_t e;
-
-	if (!ctx) {
-		die_msg("out of memory");
-		return EXIT_FAIL;
-	}
-	if (c->munge_socket[0] &&
-	    munge_ctx_set(ctx, MUNGE_OPT_SOCKET, c->munge_socket) !=
-		EMUNGE_SUCCESS) {
-		die_msg("munge socket %s: %s", c->munge_socket,
-			munge_ctx_strerror(ctx));
-		munge_ctx_destroy(ctx);
-		return EXIT_FAIL;
-	}
-	e = munge_encode(cred, ctx, NULL, 0);
-	if (e != EMUNGE_SUCCESS) {
-		const char *why = munge_ctx_strerror(ctx);
-
-		die_msg("cannot make a munge credential: %s (munge socket: "
-			"%s; set --munge-socket=PATH or "
-			"ELASTICCTL_MUNGE_SOCKET)",
-			why ? why : munge_strerror(e),
-			c->munge_socket[0] ? c->munge_from : "munge's default");
-		munge_ctx_destroy(ctx);
-		return EXIT_FAIL;
-	}
-	munge_ctx_destroy(ctx);
-	return EXIT_OK;
-}
 
 /* The "error" of a JSON error body, or a short excerpt of the body. */
 static void error_text(const struct apiclient_body *b, char *buf, size_t len)
@@ -254,55 +224,30 @@ static void error_text(const struct apiclient_body *b, char *buf, size_t len)
 static int request(const struct ctl *c, const char *method, const char *path,
 		   uint32_t job, struct apiclient_body *b)
 {
-	char url[1024], auth[64 + 4096], errbuf[CURL_ERROR_SIZE] = "";
 	char why[512];
-	struct curl_slist *headers = NULL;
-	char *cred = NULL;
-	CURL *curl;
-	CURLcode cc;
+	elastic_error_t err;
 	long status = 0;
-	int rc;
 
-	rc = make_cred(c, &cred);
-	if (rc)
-		return rc;
-	snprintf(auth, sizeof(auth), "Authorization: Munge %s", cred);
-	free(cred);
-	snprintf(url, sizeof(url), "%s%s", c->base_url, path);
-
-	curl = curl_easy_init();
-	if (!curl) {
-		die_msg("cannot initialise libcurl");
-		return EXIT_FAIL;
-	}
-	headers = curl_slist_append(headers, auth);
-	headers = curl_slist_append(headers, "Accept: application/json");
-	apiclient_setopt(curl, url, headers, TIMEOUT_S * 1000L, errbuf,
-			 apiclient_body_cb, b, PROG "/" PACKAGE_VERSION);
-	if (!strcmp(method, "POST")) {
-		curl_easy_setopt(curl, CURLOPT_POST, 1L);
-		curl_easy_setopt(curl, CURLOPT_POSTFIELDS, "");
-		curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE, 0L);
-	}
-	cc = curl_easy_perform(curl);
-	if (cc == CURLE_OK)
-		curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
-	curl_easy_cleanup(curl);
-	curl_slist_free_all(headers);
-
-	if (cc != CURLE_OK) {
-		if (b->too_big) {
-			die_msg("elasticd at %s sent more than %lu MiB",
-				c->server, MAX_BODY >> 20);
-			return EXIT_FAIL;
-		}
-		die_msg("cannot reach elasticd at %s (from %s): %s (is "
-			"elasticd running there? set --server=HOST:PORT, "
+	switch (apiclient_request(&c->api, method, path, TIMEOUT_S * 1000L,
+				  &status, b, &err)) {
+	case APICLIENT_ANSWER:
+		break;
+	case APICLIENT_NO_ANSWER:
+		die_msg("cannot reach %s (address from %s; is elasticd "
+			"running there? set --server=HOST:PORT, "
 			"ELASTICCTL_SERVER, or ElasticdServer in %s)",
-			c->server, c->server_from,
-			*errbuf ? errbuf : curl_easy_strerror(cc),
-			c->conf_path);
+			err.text, c->server_from, c->conf_path);
 		return EXIT_UNREACHABLE;
+	case APICLIENT_UNVERIFIED:
+		/* Nothing of it is shown: it is not elasticd's word. */
+		die_msg("%s", err.text);
+		return EXIT_UNREACHABLE;
+	default:
+		die_msg("%s (munge socket: %s; set --munge-socket=PATH or "
+			"ELASTICCTL_MUNGE_SOCKET)",
+			err.text,
+			c->munge_socket[0] ? c->munge_from : "munge's default");
+		return EXIT_FAIL;
 	}
 	if (status >= 200 && status < 300)
 		return EXIT_OK;
@@ -323,16 +268,16 @@ static int request(const struct ctl *c, const char *method, const char *path,
 		else
 			die_msg("%s%s answered 404 (not found): is elasticd "
 				"listening at %s?",
-				c->base_url, path, c->server);
+				c->api.url, path, c->api.server);
 		return EXIT_NOT_FOUND;
 	case 409:
 		die_msg("%s", why);
 		return EXIT_FAIL;
 	case 503:
-		die_msg("elasticd at %s is not ready: %s", c->server, why);
+		die_msg("elasticd at %s is not ready: %s", c->api.server, why);
 		return EXIT_UNREACHABLE;
 	default:
-		die_msg("elasticd at %s answered %ld: %s", c->server, status,
+		die_msg("elasticd at %s answered %ld: %s", c->api.server, status,
 			why);
 		return EXIT_FAIL;
 	}
@@ -665,7 +610,7 @@ static int run(const struct ctl *c, enum command cmd, uint32_t job)
 		json_object_put(d);
 		die_msg("elasticd at %s sent something that is not a JSON "
 			"object",
-			c->server);
+			c->api.server);
 		return EXIT_FAIL;
 	}
 	switch (cmd) {

@@ -20,6 +20,8 @@
 #include <microhttpd.h>
 #include <munge.h>
 
+#include "common/apiauth.h"
+#include "common/apihash.h"
 #include "common/hostport.h"
 #include "api.h"
 #include "api_auth.h"
@@ -200,9 +202,51 @@ int api_take_raise_requests(uint32_t *ids, size_t max)
 
 /* Responses */
 
-static enum MHD_Result reply(struct MHD_Connection *conn, unsigned status,
+/* A request being answered: its connection and, once known, its caller
+ * (whose nonce the answer is signed for). */
+struct req {
+	struct MHD_Connection *conn;
+	struct auth_caller c;
+};
+
+/*
+ * The Elastic-Server-Auth value for an answer to rq: a munge credential
+ * of ours, readable by the caller only, bound to its nonce, the status
+ * and the body (apiauth.h).  NULL when the request carried no nonce, or
+ * munged failed (the client then takes the answer for no one's).
+ */
+static char *sign(const struct req *rq, unsigned status, const char *body,
+		  size_t len)
+{
+	char payload[APIAUTH_PAYLOAD_MAX], hash[APIAUTH_HASH_HEX + 1];
+	char *cred = NULL, *hdr = NULL;
+	munge_ctx_t ctx;
+	int n;
+
+	if (!rq->c.nonce[0] || apihash_body(body, len, hash) < 0)
+		return NULL;
+	n = apiauth_reply_payload(rq->c.nonce, (long)status, hash, payload,
+				  sizeof(payload));
+	if (n < 0 || !(ctx = munge_ctx_create()))
+		return NULL;
+	if ((!api.munge_socket ||
+	     munge_ctx_set(ctx, MUNGE_OPT_SOCKET, api.munge_socket) ==
+		 EMUNGE_SUCCESS) &&
+	    munge_ctx_set(ctx, MUNGE_OPT_UID_RESTRICTION, (uid_t)rq->c.uid) ==
+		EMUNGE_SUCCESS &&
+	    munge_encode(&cred, ctx, payload, n) == EMUNGE_SUCCESS &&
+	    asprintf(&hdr, "Munge %s", cred) < 0)
+		hdr = NULL;
+	free(cred);
+	munge_ctx_destroy(ctx);
+	return hdr;
+}
+
+static enum MHD_Result reply(const struct req *rq, unsigned status,
 			     const char *type, char *body, const char *allow)
 {
+	struct MHD_Connection *conn = rq->conn;
+	char *auth;
 	static const char oom[] = "{\"error\": \"out of memory\", "
 				  "\"status\": 500}";
 	struct MHD_Response *resp;
@@ -230,35 +274,69 @@ static enum MHD_Result reply(struct MHD_Connection *conn, unsigned status,
 					"Munge");
 	if (allow)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, allow);
+	auth = sign(rq, status, body ? body : oom, strlen(body ? body : oom));
+	if (auth)
+		MHD_add_response_header(resp, APIAUTH_REPLY_HEADER, auth);
+	free(auth);
 	ret = MHD_queue_response(conn, status, resp);
 	MHD_destroy_response(resp);
 	return ret;
 }
 
-static enum MHD_Result reply_error(struct MHD_Connection *conn, unsigned status,
+static enum MHD_Result reply_error(const struct req *rq, unsigned status,
 				   const char *message)
 {
-	return reply(conn, status, JSON_TYPE,
+	return reply(rq, status, JSON_TYPE,
 		     render_error((int)status, message), NULL);
 }
 
-static enum MHD_Result reply_text(struct MHD_Connection *conn, unsigned status,
+static enum MHD_Result reply_text(const struct req *rq, unsigned status,
 				  const char *text)
 {
-	return reply(conn, status, TEXT_TYPE, strdup(text), NULL);
+	return reply(rq, status, TEXT_TYPE, strdup(text), NULL);
+}
+
+/* The request's target as the client wrote it: the path, then the
+ * query's arguments in their order (apiauth.h binds a credential to it). */
+struct target {
+	char s[APIAUTH_TARGET_MAX + 1];
+	size_t len;
+	bool too_long;
+};
+
+static enum MHD_Result add_argument(void *cls, enum MHD_ValueKind kind,
+				    const char *key, const char *value)
+{
+	struct target *t = cls;
+	int n;
+
+	(void)kind;
+	n = snprintf(t->s + t->len, sizeof(t->s) - t->len, "%c%s%s%s",
+		     strchr(t->s, '?') ? '&' : '?', key, value ? "=" : "",
+		     value ? value : "");
+	if (n < 0 || (size_t)n >= sizeof(t->s) - t->len) {
+		t->too_long = true;
+		return MHD_NO;
+	}
+	t->len += (size_t)n;
+	return MHD_YES;
 }
 
 /*
- * Who sent the request, from its munge credential.  Returns 0 and fills
- * *c, or the HTTP status to answer with *why.
+ * Who sent the request, from its munge credential, which must be bound
+ * to this very request (apiauth.h).  Returns 0 and fills rq->c, or the
+ * HTTP status to answer with *why.  rq->c.uid and nonce are set whenever
+ * munge read the credential's payload (even an expired or replayed one),
+ * so that the refusal is signed for that uid alone.
  */
-static int authenticate(struct MHD_Connection *conn, struct auth_caller *c,
+static int authenticate(struct req *rq, const char *method, const char *url,
 			const char **why)
 {
 	const char *header = MHD_lookup_connection_value(
-	    conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+	    rq->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
 	const char *start;
-	char cred[AUTH_CRED_MAX + 1];
+	char cred[APIAUTH_CRED_MAX + 1], nonce[APIAUTH_NONCE_HEX + 1];
+	struct target t = { .len = 0 };
 	size_t len;
 	munge_ctx_t ctx;
 	munge_err_t e;
@@ -267,10 +345,18 @@ static int authenticate(struct MHD_Connection *conn, struct auth_caller *c,
 	uid_t uid;
 	gid_t gid;
 
-	if (auth_parse_header(header, &start, &len, why))
+	if (apiauth_parse_header(header, &start, &len, why))
 		return MHD_HTTP_UNAUTHORIZED;
 	memcpy(cred, start, len);
 	cred[len] = '\0';
+	t.len = (size_t)snprintf(t.s, sizeof(t.s), "%s", url);
+	if (t.len >= sizeof(t.s) ||
+	    (MHD_get_connection_values(rq->conn, MHD_GET_ARGUMENT_KIND,
+				       add_argument, &t),
+	     t.too_long)) {
+		*why = "request target too long";
+		return MHD_HTTP_BAD_REQUEST;
+	}
 
 	/* A context per request: munge contexts are not shared between
 	 * threads, and making one costs no I/O. */
@@ -288,29 +374,42 @@ static int authenticate(struct MHD_Connection *conn, struct auth_caller *c,
 	}
 	e = munge_decode(cred, ctx, &payload, &plen, &uid, &gid);
 	munge_ctx_destroy(ctx);
-	/* munge_decode() fills the payload even for some failures. */
-	free(payload);
 	status = auth_munge_status(e, why);
+	/* munge_decode() fills the payload and uid for an expired or
+	 * replayed credential too: the refusal is signed for that uid. */
+	if ((status == 0 || e == EMUNGE_CRED_EXPIRED ||
+	     e == EMUNGE_CRED_REPLAYED || e == EMUNGE_CRED_REWOUND) &&
+	    payload) {
+		const char *bind_why;
+
+		if (apiauth_check_request(payload, (size_t)plen, method, t.s,
+					  nonce, &bind_why) == 0) {
+			rq->c.uid = (uint32_t)uid;
+			memcpy(rq->c.nonce, nonce, sizeof(nonce));
+		} else if (!status) {
+			*why = bind_why;
+			status = MHD_HTTP_UNAUTHORIZED;
+		}
+	} else if (!status) {
+		apiauth_check_request("", 0, method, t.s, nonce, why);
+		status = MHD_HTTP_UNAUTHORIZED;
+	}
+	free(payload);
 	if (status)
 		return status;
-	if (plen != 0) {
-		*why = "munge credential carries a payload: elasticd takes "
-		       "only empty ones (munge -n)";
-		return MHD_HTTP_UNAUTHORIZED;
-	}
-	c->uid = (uint32_t)uid;
 	pthread_mutex_lock(&api.lock);
-	c->admin = auth_is_admin(c->uid, api.slurm_user_uid, api.admin_uids,
-				 api.nadmin);
+	rq->c.admin = auth_is_admin(rq->c.uid, api.slurm_user_uid,
+				    api.admin_uids, api.nadmin);
 	pthread_mutex_unlock(&api.lock);
 	return 0;
 }
 
 /* POST /v1/groups/ID/report: the group's launcher says where its ranks
  * are; taken by the loop at its next cycle. */
-static enum MHD_Result serve_report(struct MHD_Connection *conn,
+static enum MHD_Result serve_report(const struct req *rq,
 				    const struct group_info *g)
 {
+	struct MHD_Connection *conn = rq->conn;
 	struct launch_report rep = { .group = g->base_job_id };
 	const char *why;
 
@@ -319,26 +418,25 @@ static enum MHD_Result serve_report(struct MHD_Connection *conn,
 			       MHD_lookup_connection_value(
 				   conn, MHD_GET_ARGUMENT_KIND, "exit_ms"),
 			       &rep, &why) < 0)
-		return reply_error(conn, MHD_HTTP_BAD_REQUEST, why);
+		return reply_error(rq, MHD_HTTP_BAD_REQUEST, why);
 	if (queue_report(&rep) < 0)
-		return reply_error(conn, MHD_HTTP_SERVICE_UNAVAILABLE,
+		return reply_error(rq, MHD_HTTP_SERVICE_UNAVAILABLE,
 				   "too many reports queued: try again in a "
 				   "few seconds");
-	return reply(conn, MHD_HTTP_ACCEPTED, JSON_TYPE,
+	return reply(rq, MHD_HTTP_ACCEPTED, JSON_TYPE,
 		     render_report(g->base_job_id), NULL);
 }
 
 /* The /v1 endpoints, for an authenticated caller and a view. */
-static enum MHD_Result serve_v1(struct MHD_Connection *conn,
-				const struct route *r,
-				const struct auth_caller *c,
+static enum MHD_Result serve_v1(const struct req *rq, const struct route *r,
 				const struct elasticd_view *v)
 {
+	const struct auth_caller *c = &rq->c;
 	const struct group_info *g;
 	int status;
 
 	if (r->kind == ROUTE_GROUPS)
-		return reply(conn, MHD_HTTP_OK, JSON_TYPE, render_groups(v, c),
+		return reply(rq, MHD_HTTP_OK, JSON_TYPE, render_groups(v, c),
 			     NULL);
 	g = auth_find_group(v, c, r->id);
 	if (!g) {
@@ -346,14 +444,14 @@ static enum MHD_Result serve_v1(struct MHD_Connection *conn,
 
 		snprintf(msg, sizeof(msg),
 			 "no elastic group of yours has job %u", r->id);
-		return reply_error(conn, MHD_HTTP_NOT_FOUND, msg);
+		return reply_error(rq, MHD_HTTP_NOT_FOUND, msg);
 	}
 	switch (r->kind) {
 	case ROUTE_GROUP:
-		return reply(conn, MHD_HTTP_OK, JSON_TYPE, render_group(g),
+		return reply(rq, MHD_HTTP_OK, JSON_TYPE, render_group(g),
 			     NULL);
 	case ROUTE_EVENTS:
-		return reply(conn, MHD_HTTP_OK, JSON_TYPE, render_events(g),
+		return reply(rq, MHD_HTTP_OK, JSON_TYPE, render_events(g),
 			     NULL);
 	case ROUTE_RAISE:
 		status = auth_raise_status(g);
@@ -363,18 +461,18 @@ static enum MHD_Result serve_v1(struct MHD_Connection *conn,
 			snprintf(msg, sizeof(msg),
 				 "group %u is %s: it has no ranks to tell",
 				 g->base_job_id, group_state_name(g->state));
-			return reply_error(conn, (unsigned)status, msg);
+			return reply_error(rq, (unsigned)status, msg);
 		}
 		if (queue_raise(g->base_job_id))
-			return reply_error(conn, MHD_HTTP_SERVICE_UNAVAILABLE,
+			return reply_error(rq, MHD_HTTP_SERVICE_UNAVAILABLE,
 					   "too many raise requests queued: "
 					   "try again in a few seconds");
-		return reply(conn, MHD_HTTP_ACCEPTED, JSON_TYPE,
+		return reply(rq, MHD_HTTP_ACCEPTED, JSON_TYPE,
 			     render_raise(g->base_job_id), NULL);
 	case ROUTE_REPORT:
-		return serve_report(conn, g);
+		return serve_report(rq, g);
 	default:
-		return reply_error(conn, MHD_HTTP_NOT_FOUND, "no such path");
+		return reply_error(rq, MHD_HTTP_NOT_FOUND, "no such path");
 	}
 }
 
@@ -394,8 +492,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
 			      const char *version, const char *upload_data,
 			      size_t *upload_data_size, void **req_cls)
 {
+	struct req rq0 = { .conn = conn }, *rq = &rq0;
 	struct route r;
-	struct auth_caller c;
 	struct held_view *h;
 	const char *why;
 	enum MHD_Result ret;
@@ -403,48 +501,48 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
 
 	/* Everything is decided on the headers, at the first call. */
 	if (*upload_data_size)
-		return reply_error(conn, HTTP_TOO_LARGE,
+		return reply_error(rq, HTTP_TOO_LARGE,
 				   "requests carry no body");
 	route_parse(method, url, &r);
 	if (r.kind == ROUTE_NOT_FOUND)
-		return reply_error(conn, MHD_HTTP_NOT_FOUND,
+		return reply_error(rq, MHD_HTTP_NOT_FOUND,
 				   "no such path (see elasticd-api(7))");
 	if (!r.method_ok) {
 		char msg[64];
 
 		snprintf(msg, sizeof(msg), "method not allowed (allowed: %s)",
 			 r.allow);
-		return reply(conn, MHD_HTTP_METHOD_NOT_ALLOWED, JSON_TYPE,
+		return reply(rq, MHD_HTTP_METHOD_NOT_ALLOWED, JSON_TYPE,
 			     render_error(MHD_HTTP_METHOD_NOT_ALLOWED, msg),
 			     r.allow);
 	}
 	if (has_body(conn))
-		return reply_error(conn, HTTP_TOO_LARGE,
+		return reply_error(rq, HTTP_TOO_LARGE,
 				   "requests carry no body");
 	if (route_needs_auth(&r)) {
-		status = authenticate(conn, &c, &why);
+		status = authenticate(rq, method, url, &why);
 		if (status)
-			return reply_error(conn, (unsigned)status, why);
+			return reply_error(rq, (unsigned)status, why);
 	}
 
 	h = view_get();
 	switch (r.kind) {
 	case ROUTE_HEALTHZ:
-		ret = h ? reply_text(conn, MHD_HTTP_OK, "ok\n")
-			: reply_text(conn, MHD_HTTP_SERVICE_UNAVAILABLE,
+		ret = h ? reply_text(rq, MHD_HTTP_OK, "ok\n")
+			: reply_text(rq, MHD_HTTP_SERVICE_UNAVAILABLE,
 				     "starting: no reconcile cycle finished "
 				     "yet\n");
 		break;
 	case ROUTE_METRICS:
-		ret = h ? reply(conn, MHD_HTTP_OK, PROM_TYPE,
+		ret = h ? reply(rq, MHD_HTTP_OK, PROM_TYPE,
 				render_metrics(h->v), NULL)
-			: reply_text(conn, MHD_HTTP_SERVICE_UNAVAILABLE,
+			: reply_text(rq, MHD_HTTP_SERVICE_UNAVAILABLE,
 				     "starting: no reconcile cycle finished "
 				     "yet\n");
 		break;
 	default:
-		ret = h ? serve_v1(conn, &r, &c, h->v)
-			: reply_error(conn, MHD_HTTP_SERVICE_UNAVAILABLE,
+		ret = h ? serve_v1(rq, &r, h->v)
+			: reply_error(rq, MHD_HTTP_SERVICE_UNAVAILABLE,
 				      "elasticd is starting: it knows no "
 				      "groups yet");
 		break;

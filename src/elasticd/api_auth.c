@@ -1,72 +1,8 @@
 #include "config.h"
 
-#include <string.h>
-#include <strings.h>
-
 #include <munge.h>
 
 #include "api_auth.h"
-
-#define SCHEME "Munge"
-
-static bool is_blank(char c)
-{
-	return c == ' ' || c == '\t';
-}
-
-/* What munge_encode emits: "MUNGE:" base64 ":" (and any later format
- * keeps to the same alphabet). */
-static bool is_cred_char(char c)
-{
-	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
-	       (c >= '0' && c <= '9') || c == '+' || c == '/' || c == '=' ||
-	       c == ':';
-}
-
-int auth_parse_header(const char *header, const char **cred, size_t *len,
-		      const char **why)
-{
-	const char *s = header, *start;
-	size_t n;
-
-	if (!s || !*s) {
-		*why = "no credential: send \"Authorization: Munge "
-		       "CREDENTIAL\" made by munge_encode()";
-		return -1;
-	}
-	while (is_blank(*s))
-		s++;
-	if (strncasecmp(s, SCHEME, strlen(SCHEME)) ||
-	    !is_blank(s[strlen(SCHEME)])) {
-		*why = "not a munge credential: the Authorization scheme must "
-		       "be \"Munge\"";
-		return -1;
-	}
-	s += strlen(SCHEME);
-	while (is_blank(*s))
-		s++;
-	start = s;
-	while (is_cred_char(*s))
-		s++;
-	n = (size_t)(s - start);
-	while (is_blank(*s))
-		s++;
-	if (*s) {
-		*why = "malformed munge credential (unexpected character)";
-		return -1;
-	}
-	if (n == 0) {
-		*why = "empty munge credential";
-		return -1;
-	}
-	if (n > AUTH_CRED_MAX) {
-		*why = "munge credential too long";
-		return -1;
-	}
-	*cred = start;
-	*len = n;
-	return 0;
-}
 
 bool auth_is_admin(uint32_t uid, uint32_t slurm_user_uid,
 		   const uint32_t *admin_uids, size_t nadmin)

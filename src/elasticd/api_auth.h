@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/apiauth.h"
 #include "groupinfo.h"
 
 /*
@@ -17,21 +18,10 @@
 struct auth_caller {
 	uint32_t uid;
 	bool admin; /* sees and acts on every group */
+	/* The request's nonce, once a munge credential of uid's carried
+	 * one: the answer is signed for it (apiauth.h); "" = unsigned. */
+	char nonce[APIAUTH_NONCE_HEX + 1];
 };
-
-/* Longest credential we pass to munged (munge -n makes about 130 bytes;
- * MUNGE's own limit on a whole credential is far larger, ours is not). */
-#define AUTH_CRED_MAX 4096
-
-/*
- * The credential in an Authorization header value: "Munge CRED", the
- * scheme in any case, blanks around CRED allowed, CRED made of base64 and
- * ':' only (as munge_encode makes it).  Sets *cred and *len to the
- * credential inside header.  Returns 0, or -1 with *why saying what is
- * wrong (a static string for the 401 body).
- */
-int auth_parse_header(const char *header, const char **cred, size_t *len,
-		      const char **why);
 
 /* uid 0, the SlurmUser and the users listed as admins are admins. */
 bool auth_is_admin(uint32_t uid, uint32_t slurm_user_uid,

@@ -118,10 +118,10 @@ static struct snapshot *build(unsigned nodes, unsigned groups,
 					       o->step };
 			char utag[UNIT_TAG_MAX + 1];
 
-			model_format_unit_tag(&ut, utag, sizeof(utag));
+			unittag_format(&ut, utag, sizeof(utag));
 			u.id = id++;
 			u.role = ROLE_UNIT;
-			if (model_parse_unit_tag(utag, &u.unit, &err) < 0)
+			if (unittag_parse(utag, &u.unit, &err) < 0)
 				goto fail;
 			u.phase = running ? PHASE_RUNNING : PHASE_PENDING;
 			u.nnodes = o->step;

@@ -147,6 +147,7 @@ static int load_policy(bool first)
 			   ctx.policy.elasticd_state_dir) ||
 		    strcmp(p.elasticd_munge_socket,
 			   ctx.policy.elasticd_munge_socket) ||
+		    strcmp(p.elasticd_user, ctx.policy.elasticd_user) ||
 		    memcmp(&p.elasticd_admins, &ctx.policy.elasticd_admins,
 			   sizeof(p.elasticd_admins)))
 			logf_("%s: Elasticd* settings changed: they apply "
@@ -157,6 +158,7 @@ static int load_policy(bool first)
 		strcpy(p.elasticd_state_dir, ctx.policy.elasticd_state_dir);
 		strcpy(p.elasticd_munge_socket,
 		       ctx.policy.elasticd_munge_socket);
+		strcpy(p.elasticd_user, ctx.policy.elasticd_user);
 		p.elasticd_admins = ctx.policy.elasticd_admins;
 	}
 	ctx.policy = p;
@@ -167,6 +169,34 @@ static int load_policy(bool first)
 	      p.preemptible_partitions.n ? p.preemptible_partitions.name[0]
 					 : "none",
 	      p.ondemand_partitions.n ? p.ondemand_partitions.name[0] : "none");
+	return 0;
+}
+
+/*
+ * Clients believe an answer signed by ElasticdUser only (elasticd-api(7)):
+ * running as anyone else, every answer would be refused.  Say so at once.
+ */
+static int check_user(void)
+{
+	const char *name = ctx.policy.elasticd_user[0]
+				   ? ctx.policy.elasticd_user
+				   : "root";
+	struct passwd pw, *pwp = NULL;
+	char buf[4096];
+
+	if (getpwnam_r(name, &pw, buf, sizeof(buf), &pwp) || !pwp) {
+		logf_("%s: ElasticdUser=%s: no such user", ctx.conf_path,
+		      name);
+		return -1;
+	}
+	if (pw.pw_uid != geteuid()) {
+		logf_("%s: ElasticdUser=%s (uid %u), but elasticd runs as uid "
+		      "%u: clients would believe none of its answers (set "
+		      "ElasticdUser to the user elasticd runs as)",
+		      ctx.conf_path, name, (unsigned)pw.pw_uid,
+		      (unsigned)geteuid());
+		return -1;
+	}
 	return 0;
 }
 
@@ -441,6 +471,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	state_load();
+	if (check_user() < 0)
+		return 1;
 	if (api_start(ctx.policy.elasticd_listen,
 		      ctx.policy.elasticd_munge_socket[0]
 			  ? ctx.policy.elasticd_munge_socket

@@ -9,6 +9,7 @@
 
 #include "common/error.h"
 #include "common/options.h"
+#include "common/unittag.h"
 
 /*
  * What elasticd knows of Slurm's jobs at one moment: plain data, built by
@@ -32,11 +33,6 @@ enum job_role {
 	ROLE_UNIT, /* a unit elasticd submitted for a group */
 };
 
-enum unit_kind {
-	UNIT_PREEMPTIBLE,
-	UNIT_ONDEMAND,
-};
-const char *model_kind_name(enum unit_kind k); /* "preemptible" */
 
 /* How a job that is no longer running ended, as far as we care. */
 enum job_end {
@@ -55,20 +51,6 @@ enum job_end {
 void model_job_state(uint32_t job_state, time_t preempt_time,
 		     enum job_phase *phase, enum job_end *end, bool *preempted);
 
-/* "elastic-unit:v1 group=12 kind=preemptible nodes=2", set only by
- * elasticd (AdminComment is admin-only). */
-#define UNIT_TAG_PREFIX "elastic-unit:v1"
-#define UNIT_TAG_MAX	128
-struct unit_tag {
-	uint32_t group; /* the base job's id */
-	enum unit_kind kind;
-	uint32_t nodes; /* what the unit asked for */
-};
-int model_format_unit_tag(const struct unit_tag *t, char *buf, size_t len);
-/* Strict: the prefix, then group, kind and nodes, each once, in any
- * order; unknown keys (a later release's) are skipped.  0 or -1. */
-int model_parse_unit_tag(const char *s, struct unit_tag *ret,
-			 elastic_error_t *err);
 
 /* One job.  Strings belong to the snapshot that holds the job. */
 struct job_view {

@@ -501,7 +501,7 @@ static int send_releases(struct reconcile *r, struct group *g, int64_t now,
 			continue;
 		if (!push(out, ACTION_CANCEL, g->id,
 			  "group %u: cancel %s unit %u (%u node%s)%s", g->id,
-			  model_kind_name(j->unit.kind), j->id, j->nnodes,
+			  unittag_kind_name(j->unit.kind), j->id, j->nnodes,
 			  j->nnodes == 1 ? "" : "s", rel->sent ? " again" : ""))
 			return -1;
 		out->a[out->n - 1].job = rel->job;
@@ -969,7 +969,7 @@ static int submit(struct reconcile *r, struct group *g,
 	g->expect = e;
 	a = push(out, ACTION_SUBMIT, g->id,
 		 "group %u: submit %s unit of %u node%s to %s", g->id,
-		 model_kind_name(kind), size, size == 1 ? "" : "s",
+		 unittag_kind_name(kind), size, size == 1 ? "" : "s",
 		 parts->name[0]);
 	if (!a)
 		return -1;

@@ -143,7 +143,7 @@ static int add_job(struct slurmio *io, struct snapshot *s,
 		j.tag = c;
 	} else if (!strncmp(c, UNIT_TAG_PREFIX " ",
 			    strlen(UNIT_TAG_PREFIX) + 1)) {
-		if (model_parse_unit_tag(c, &j.unit, NULL) < 0) {
+		if (unittag_parse(c, &j.unit, NULL) < 0) {
 			io->bad_tags++;
 			return 0;
 		}
@@ -285,7 +285,7 @@ int slurmio_submit(struct slurmio *io, const struct unit_request *u,
 
 	snprintf(name, sizeof(name), "elastic-unit-%u", u->tag.group);
 	snprintf(genv, sizeof(genv), "ELASTIC_GROUP=%u", u->tag.group);
-	if (model_format_unit_tag(&u->tag, tag, sizeof(tag)) >=
+	if (unittag_format(&u->tag, tag, sizeof(tag)) >=
 	    (int)sizeof(tag))
 		return elastic_errorf(err, "unit tag too long");
 	slurm_init_job_desc_msg(&d);

@@ -175,12 +175,16 @@ ed_cleanup() {
 
 # ---------------------------------------------------------------- API
 
-# munge_cred [USER]: a credential minted by USER (default: root).
+# munge_cred USER METHOD TARGET: a credential minted by USER (root for
+# root or ""), bound to that one request as elasticd-api(7) says.
 munge_cred() {
+	local nonce payload
+	nonce=$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')
+	payload="elastic-api/1 request $2 $3 $nonce"
 	if [ -z "${1:-}" ] || [ "$1" = root ]; then
-		munge -n -S "$MC_MUNGE_SOCKET"
+		munge -s "$payload" -S "$MC_MUNGE_SOCKET"
 	else
-		runuser -u "$1" -- munge -n -S "$MC_MUNGE_SOCKET"
+		runuser -u "$1" -- munge -s "$payload" -S "$MC_MUNGE_SOCKET"
 	fi
 }
 
@@ -193,7 +197,7 @@ api() {
 	if [ -n "$cred" ]; then
 		auth=(-H "Authorization: Munge $cred")
 	elif [ "$user" != - ]; then
-		auth=(-H "Authorization: Munge $(munge_cred "$user")")
+		auth=(-H "Authorization: Munge $(munge_cred "$user" "$method" "$path")")
 	fi
 	body=$(mktemp "$ED_TMP/body.XXXXXX")
 	code=$(curl -sS -m 5 -X "$method" -o "$body" -w '%{http_code}' "${auth[@]}" "http://$ED_SERVER$path" 2>/dev/null) || code=000
@@ -345,11 +349,13 @@ gwatch() { gwait "$1" "$2" False; return 0; }
 ED_SAMPLER=""
 sampler_start() {
 	"$PYTHON" -c "$_ED_PY_LIB"'
-import subprocess, urllib.request
+import os, subprocess, urllib.parse, urllib.request
 url, sock, path = sys.argv[1], sys.argv[2], sys.argv[3]
+target = urllib.parse.urlsplit(url).path
 while True:
     try:
-        cred = subprocess.run(["munge", "-n", "-S", sock], capture_output=True, text=True).stdout.strip()
+        payload = "elastic-api/1 request GET %s %s" % (target, os.urandom(16).hex())
+        cred = subprocess.run(["munge", "-s", payload, "-S", sock], capture_output=True, text=True).stdout.strip()
         req = urllib.request.Request(url, headers={"Authorization": "Munge " + cred})
         with urllib.request.urlopen(req, timeout=5) as f:
             env = group_env(as_group(json.load(f)))

@@ -8,7 +8,7 @@
 . "$(dirname "$0")/elasticd.sh"
 ed_setup
 
-plan 35
+plan 38
 
 ALICE=$TEST_USER
 BOB=$OTHER_USER
@@ -36,9 +36,14 @@ ok "$ALICE's rank is ready for events" wait_until 30 ready
 # --- who is asking ------------------------------------------------------------
 is "no credential: 401" "$(api_code GET /v1/groups -)" 401
 is "a forged credential: 401" "$(api_code GET /v1/groups - 'MUNGE:AwQFAAAAdGhpcyBpcyBub3QgYSBjcmVkZW50aWFs:')" 401
-cred=$(munge_cred "$ALICE")
+cred=$(munge_cred "$ALICE" GET "/v1/groups/$ga")
 is "$ALICE's credential: 200" "$(api_code GET "/v1/groups/$ga" - "$cred")" 200
 is "... replayed: 401" "$(api_code GET "/v1/groups/$ga" - "$cred")" 401
+cred=$(munge_cred "$ALICE" GET "/v1/groups/$ga")
+out=$(api POST "/v1/groups/$ga/raise" - "$cred")
+like "... made for another request (GET of her group, sent as its raise): 401" "$(head -n1 <<<"$out") $(tail -n +2 <<<"$out")" '^401 .*made for another request'
+is "... and once elasticd saw it, not even for its own request" "$(api_code GET "/v1/groups/$ga" - "$cred")" 401
+like "an unbound credential (munge -n): 401, saying so" "$(api GET /v1/groups - "$(munge -n -S "$MC_MUNGE_SOCKET")" | tr '\n' ' ')" '^401 .*not bound to the request'
 ok "/metrics needs no credential (Prometheus scrapes it)" curl -fsS -m 5 -o /dev/null "http://$ED_SERVER/metrics"
 
 # --- bob ------------------------------------------------------------------------

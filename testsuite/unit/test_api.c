@@ -118,10 +118,10 @@ static struct elasticd_view *make_view(void)
 	return v;
 }
 
-static const struct auth_caller alice = { ALICE, false };
-static const struct auth_caller bob = { BOB, false };
-static const struct auth_caller eve = { 1003, false };
-static const struct auth_caller admin = { 1004, true };
+static const struct auth_caller alice = { .uid = ALICE, .admin = false };
+static const struct auth_caller bob = { .uid = BOB, .admin = false };
+static const struct auth_caller eve = { .uid = 1003, .admin = false };
+static const struct auth_caller admin = { .uid = 1004, .admin = true };
 
 /* route_parse */
 
@@ -321,7 +321,7 @@ static void hostport_bad(void **state)
 	}
 }
 
-/* auth_parse_header */
+/* apiauth_parse_header */
 
 static void header_good(void **state)
 {
@@ -339,7 +339,7 @@ static void header_good(void **state)
 		const char *cred = NULL, *why = NULL;
 		size_t len = 0;
 
-		if (auth_parse_header(cases[i].in, &cred, &len, &why))
+		if (apiauth_parse_header(cases[i].in, &cred, &len, &why))
 			fail_msg("'%s': %s", cases[i].in, why);
 		assert_int_equal(len, strlen(cases[i].cred));
 		assert_memory_equal(cred, cases[i].cred, len);
@@ -373,7 +373,7 @@ static void header_bad(void **state)
 		const char *cred = NULL, *why = NULL;
 		size_t len = 0;
 
-		if (!auth_parse_header(cases[i], &cred, &len, &why))
+		if (!apiauth_parse_header(cases[i], &cred, &len, &why))
 			fail_msg("'%s' accepted", cases[i]);
 		assert_non_null(why);
 		assert_null(cred);
@@ -382,26 +382,26 @@ static void header_bad(void **state)
 		const char *cred = NULL, *why = NULL;
 		size_t len = 0;
 
-		assert_int_equal(auth_parse_header(NULL, &cred, &len, &why),
+		assert_int_equal(apiauth_parse_header(NULL, &cred, &len, &why),
 				 -1);
 		assert_non_null(strstr(why, "Authorization: Munge"));
 	}
 
 	/* Exactly the limit passes, one more fails. */
-	big = malloc(6 + AUTH_CRED_MAX + 2);
+	big = malloc(6 + APIAUTH_CRED_MAX + 2);
 	assert_non_null(big);
 	memcpy(big, "Munge ", 6);
-	memset(big + 6, 'A', AUTH_CRED_MAX);
-	big[6 + AUTH_CRED_MAX] = '\0';
+	memset(big + 6, 'A', APIAUTH_CRED_MAX);
+	big[6 + APIAUTH_CRED_MAX] = '\0';
 	{
 		const char *cred, *why;
 		size_t len;
 
-		assert_int_equal(auth_parse_header(big, &cred, &len, &why), 0);
-		assert_int_equal(len, AUTH_CRED_MAX);
-		big[6 + AUTH_CRED_MAX] = 'A';
-		big[6 + AUTH_CRED_MAX + 1] = '\0';
-		assert_int_equal(auth_parse_header(big, &cred, &len, &why), -1);
+		assert_int_equal(apiauth_parse_header(big, &cred, &len, &why), 0);
+		assert_int_equal(len, APIAUTH_CRED_MAX);
+		big[6 + APIAUTH_CRED_MAX] = 'A';
+		big[6 + APIAUTH_CRED_MAX + 1] = '\0';
+		assert_int_equal(apiauth_parse_header(big, &cred, &len, &why), -1);
 		assert_non_null(strstr(why, "too long"));
 	}
 	free(big);

@@ -23,7 +23,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -33,6 +36,7 @@
 #include <json-c/json.h>
 #include <munge.h>
 
+#include "common/apiauth.h"
 #include "elasticd/api.h"
 #include "elasticd/groupinfo.h"
 
@@ -56,6 +60,7 @@ static struct {
 	char server[32];
 	uid_t owner, other; /* getuid() for both when not root */
 	bool root;
+	char ctl_server[32]; /* elasticctl's --server, if not ours */
 } t;
 
 /* Processes and files */
@@ -151,6 +156,18 @@ static char *mint(uid_t uid, const char *payload, int ttl)
 		return NULL;
 	buf[got] = '\0';
 	return strdup(buf);
+}
+
+/* A credential of uid bound to one request (elasticd-api(7)). */
+static char *mint_for(uid_t uid, const char *method, const char *path, int ttl)
+{
+	char payload[APIAUTH_PAYLOAD_MAX];
+
+	if (apiauth_request_payload(method, path,
+				    "0123456789abcdef0123456789abcdef",
+				    payload, sizeof(payload)) < 0)
+		return NULL;
+	return mint(uid, payload, ttl);
 }
 
 /* A file as TAP comments, for failures. */
@@ -316,6 +333,7 @@ struct reply {
 	size_t len;
 	char ctype[128];
 	bool www_auth; /* WWW-Authenticate: Munge */
+	bool signed_;  /* Elastic-Server-Auth: Munge ... */
 	char allow[64];
 };
 
@@ -343,6 +361,9 @@ static size_t on_header(char *p, size_t size, size_t n, void *ud)
 			 (int)strcspn(p + 14, "\r\n"), p + 14);
 	if (!strncasecmp(p, "WWW-Authenticate: Munge", 23))
 		r->www_auth = true;
+	if (!strncasecmp(p, APIAUTH_REPLY_HEADER ": Munge MUNGE:",
+			 strlen(APIAUTH_REPLY_HEADER ": Munge MUNGE:")))
+		r->signed_ = true;
 	if (len > 7 && !strncasecmp(p, "Allow: ", 7))
 		snprintf(r->allow, sizeof(r->allow), "%.*s",
 			 (int)strcspn(p + 7, "\r\n"), p + 7);
@@ -396,7 +417,7 @@ static struct reply http(const char *method, const char *path, const char *auth,
 /* A request with a fresh credential of uid. */
 static struct reply as(uid_t uid, const char *method, const char *path)
 {
-	char *cred = mint(uid, NULL, 0), auth[4200];
+	char *cred = mint_for(uid, method, path, 0), auth[4200];
 	struct reply r;
 
 	assert_non_null(cred);
@@ -566,28 +587,52 @@ static void bad_credentials(void **state)
 	error_says(&r, 401, "malformed");
 
 	/* Once only: the same credential again is a replay. */
-	cred = mint(getuid(), NULL, 0);
+	cred = mint_for(getuid(), "GET", "/v1/groups", 0);
 	assert_non_null(cred);
 	snprintf(auth, sizeof(auth), "Munge %s", cred);
 	free(cred);
 	r = http("GET", "/v1/groups", auth, NULL);
 	assert_int_equal(r.status, 200);
+	assert_true(r.signed_);
 	free(r.body);
 	r = http("GET", "/v1/groups", auth, NULL);
 	error_says(&r, 401, "replayed");
 
-	/* Credentials made for something else carry a payload. */
+	/* A credential bound to nothing, or to something else, does not
+	 * authenticate: one taken from a request is good for that request
+	 * alone. */
+	cred = mint(getuid(), NULL, 0);
+	assert_non_null(cred);
+	snprintf(auth, sizeof(auth), "Munge %s", cred);
+	free(cred);
+	r = http("GET", "/v1/groups", auth, NULL);
+	error_says(&r, 401, "not bound to the request");
+	assert_false(r.signed_);
 	cred = mint(getuid(), "slurm", 0);
 	assert_non_null(cred);
 	snprintf(auth, sizeof(auth), "Munge %s", cred);
 	free(cred);
 	r = http("GET", "/v1/groups", auth, NULL);
-	error_says(&r, 401, "payload");
+	error_says(&r, 401, "not an elasticd request");
+	cred = mint_for(getuid(), "GET", "/v1/groups/100", 0);
+	assert_non_null(cred);
+	snprintf(auth, sizeof(auth), "Munge %s", cred);
+	free(cred);
+	r = http("POST", "/v1/groups/100/raise", auth, NULL);
+	error_says(&r, 401, "made for another request");
+	cred = mint_for(getuid(), "POST", "/v1/groups/100/report?generation=2",
+			0);
+	assert_non_null(cred);
+	snprintf(auth, sizeof(auth), "Munge %s", cred);
+	free(cred);
+	r = http("POST", "/v1/groups/100/report?generation=3", auth, NULL);
+	error_says(&r, 401, "made for another request");
+	assert_int_equal(api_take_raise_requests((uint32_t[4]){ 0 }, 4), 0);
 }
 
 static void expired_credential(void **state)
 {
-	char *cred = mint(getuid(), NULL, 1), auth[4200];
+	char *cred = mint_for(getuid(), "GET", "/v1/groups", 1), auth[4200];
 	struct reply r;
 
 	assert_non_null(cred);
@@ -596,6 +641,8 @@ static void expired_credential(void **state)
 	sleep(3);
 	r = http("GET", "/v1/groups", auth, NULL);
 	error_says(&r, 401, "expired");
+	/* Signed for its maker alone: the client learns why. */
+	assert_true(r.signed_);
 }
 
 static void owner_sees_own_group(void **state)
@@ -768,7 +815,8 @@ static int ctl(uid_t uid, char *out, size_t len, const char *a1, const char *a2,
 	ssize_t n, got = 0;
 	pid_t pid;
 
-	snprintf(server, sizeof(server), "--server=%s", t.server);
+	snprintf(server, sizeof(server), "--server=%s",
+		 t.ctl_server[0] ? t.ctl_server : t.server);
 	snprintf(sock, sizeof(sock), "--munge-socket=%s", t.sock);
 	if (pipe(fds))
 		return -1;
@@ -897,6 +945,179 @@ static void cli_unreachable(void **state)
 	expect(strstr(out, "--server"), out);
 }
 
+/*
+ * Whoever listens where elasticctl looks for elasticd: it answers one
+ * request with a canned answer and keeps what it was sent.
+ */
+struct impostor {
+	int fd;
+	unsigned port;
+	const char *answer;
+	size_t answer_len;
+	char request[8192];
+	pthread_t thread;
+};
+
+static void *impostor_run(void *arg)
+{
+	struct impostor *im = arg;
+	size_t got = 0;
+	ssize_t n;
+	int c = accept(im->fd, NULL, NULL);
+
+	if (c < 0)
+		return NULL;
+	while (got < sizeof(im->request) - 1 &&
+	       (n = read(c, im->request + got,
+			 sizeof(im->request) - 1 - got)) > 0) {
+		got += (size_t)n;
+		im->request[got] = '\0';
+		if (strstr(im->request, "\r\n\r\n"))
+			break;
+	}
+	if (write(c, im->answer, im->answer_len) < 0)
+		im->answer_len = 0;
+	close(c);
+	return NULL;
+}
+
+static void impostor_start(struct impostor *im, const char *answer,
+			   size_t len)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t alen = sizeof(a);
+
+	memset(im, 0, sizeof(*im));
+	im->answer = answer;
+	im->answer_len = len;
+	im->fd = socket(AF_INET, SOCK_STREAM, 0);
+	assert_true(im->fd >= 0);
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(bind(im->fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(listen(im->fd, 4), 0);
+	assert_int_equal(getsockname(im->fd, (struct sockaddr *)&a, &alen), 0);
+	im->port = ntohs(a.sin_port);
+	snprintf(t.ctl_server, sizeof(t.ctl_server), "127.0.0.1:%u", im->port);
+	assert_int_equal(pthread_create(&im->thread, NULL, impostor_run, im),
+			 0);
+}
+
+static void impostor_stop(struct impostor *im)
+{
+	pthread_join(im->thread, NULL);
+	close(im->fd);
+	t.ctl_server[0] = '\0';
+}
+
+/* The raw bytes of our server's answer to a request of its own. */
+static size_t raw_answer(const char *path, char *buf, size_t len)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	char *cred = mint_for(t.owner, "GET", path, 0), req[4600];
+	size_t got = 0;
+	ssize_t n;
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	assert_non_null(cred);
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	a.sin_port = htons((uint16_t)t.port);
+	assert_int_equal(connect(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	snprintf(req, sizeof(req),
+		 "GET %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+		 "Authorization: Munge %s\r\n\r\n",
+		 path, cred);
+	free(cred);
+	assert_int_equal(write(fd, req, strlen(req)), (ssize_t)strlen(req));
+	while (got < len - 1 && (n = read(fd, buf + got, len - 1 - got)) > 0)
+		got += (size_t)n;
+	buf[got] = '\0';
+	close(fd);
+	return got;
+}
+
+/* The credential in what the impostor was sent. */
+static char *sent_credential(const struct impostor *im)
+{
+	const char *a = strstr(im->request, "Authorization: Munge ");
+
+	if (!a)
+		return NULL;
+	a += strlen("Authorization: Munge ");
+	return strndup(a, strcspn(a, "\r\n"));
+}
+
+/*
+ * elasticctl believes no answer that is not elasticd's, and what it sends
+ * is of no use to whoever receives it (issue: clients authenticate
+ * elasticd).
+ */
+static void cli_impostor(void **state)
+{
+	static const char forged_body[] =
+	    "{\"id\": 100, \"state\": \"RUNNING\", \"user\": \"owner\", "
+	    "\"generation\": 9, \"world_nodes\": 1, \"master_addr\": "
+	    "\"evil\", \"members\": []}";
+	char forged[1024], replayed[16384], out[8192], auth[4200];
+	struct impostor im;
+	struct reply r;
+	char *cred;
+	int rc;
+
+	/* An unsigned answer, however plausible, is not elasticd's. */
+	snprintf(forged, sizeof(forged),
+		 "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+		 "Content-Length: %zu\r\nConnection: close\r\n\r\n%s",
+		 strlen(forged_body), forged_body);
+	impostor_start(&im, forged, strlen(forged));
+	rc = ctl(t.owner, out, sizeof(out), "status", "100", NULL);
+	impostor_stop(&im);
+	expect(rc == 3, out);
+	expect(strstr(out, "not as elasticd"), out);
+	expect(strstr(out, "no Elastic-Server-Auth"), out);
+	expect(!strstr(out, "evil") && !strstr(out, "generation 9"), out);
+
+	/* What the client sent is bound to that request: replayed to the
+	 * real elasticd for anything else, it is refused. */
+	cred = sent_credential(&im);
+	expect(cred != NULL, im.request);
+	snprintf(auth, sizeof(auth), "Munge %s", cred);
+	r = http("POST", "/v1/groups/100/raise", auth, NULL);
+	error_says(&r, 401, "made for another request");
+	assert_int_equal(api_take_raise_requests((uint32_t[4]){ 0 }, 4), 0);
+	/* And only elasticd's user can read it at all. */
+	if (t.root) {
+		pid_t pid = fork();
+		int status;
+
+		if (pid == 0) {
+			munge_ctx_t ctx = munge_ctx_create();
+
+			if (setgroups(0, NULL) || setgid(OTHER) ||
+			    setuid(OTHER))
+				_exit(2);
+			munge_ctx_set(ctx, MUNGE_OPT_SOCKET, t.sock);
+			_exit(munge_decode(cred, ctx, NULL, NULL, NULL, NULL) ==
+				      EMUNGE_CRED_UNAUTHORIZED
+				  ? 0
+				  : 1);
+		}
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	}
+	free(cred);
+
+	/* elasticd's own signed answer, replayed to another request. */
+	assert_true(raw_answer("/v1/groups/100", replayed, sizeof(replayed)) >
+		    0);
+	expect(strstr(replayed, "Elastic-Server-Auth: Munge "), replayed);
+	impostor_start(&im, replayed, strlen(replayed));
+	rc = ctl(t.owner, out, sizeof(out), "status", "100", NULL);
+	impostor_stop(&im);
+	expect(rc == 3, out);
+	expect(strstr(out, "another request"), out);
+	expect(!strstr(out, "group 100: RUNNING"), out);
+}
+
 /* Publishing while requests read views: each view is freed once, after
  * its last reader (ASan and valgrind see the rest). */
 static void *reader(void *arg)
@@ -999,6 +1220,7 @@ int main(void)
 		cmocka_unit_test(metrics),
 		cmocka_unit_test(cli),
 		cmocka_unit_test(cli_unreachable),
+		cmocka_unit_test(cli_impostor),
 		cmocka_unit_test(publish_under_load),
 		cmocka_unit_test(republish),
 		cmocka_unit_test(stop_and_restart),

@@ -227,20 +227,75 @@ static void test_same(void **state)
 }
 
 /* The client takes the address server_choose() picked (test_server tests
- * the choice) and the munge socket. */
+ * the choice), the munge socket and elasticd's user. */
 static void test_client(void **state)
 {
 	struct server_addr a = { "[fe80::1]:9", "http://[fe80::1]:9",
 				 "--elasticd" };
-	struct elasticd_client c;
+	struct apiclient c;
+	elastic_error_t err;
 
 	(void)state;
-	elasticd_client_init(&c, &a, "/s");
+	assert_int_equal(apiclient_init(&c, &a, "/s", NULL, "t", &err), 0);
 	assert_string_equal(c.server, "[fe80::1]:9");
 	assert_string_equal(c.url, "http://[fe80::1]:9");
 	assert_string_equal(c.munge_socket, "/s");
-	elasticd_client_init(&c, &a, NULL);
+	assert_int_equal(c.server_uid, 0);
+	assert_string_equal(c.server_user, "root");
+	assert_int_equal(apiclient_init(&c, &a, NULL, "daemon", "t", &err), 0);
 	assert_string_equal(c.munge_socket, "");
+	assert_int_equal(c.server_uid, 1);
+	assert_int_equal(apiclient_init(&c, &a, NULL, "no-such-user-here", "t",
+					&err),
+			 -1);
+	assert_string_equal(err.text, "ElasticdUser=no-such-user-here: no "
+				      "such user here (the user elasticd runs "
+				      "as)");
+}
+
+/* The launcher takes no job of elasticd's world that Slurm does not
+ * show to be its group's own. */
+static void test_job_is_ours(void **state)
+{
+	elastic_error_t err;
+
+	(void)state;
+	/* The base itself, and a unit of it, owned by the base's owner. */
+	assert_int_equal(members_job_is_ours(10, 1000, 10, 1000,
+					     "elastic:v1 min=1", &err),
+			 0);
+	assert_int_equal(
+	    members_job_is_ours(10, 1000, 11, 1000,
+				"elastic-unit:v1 group=10 kind=preemptible "
+				"nodes=1",
+				&err),
+	    0);
+	/* Another user's unit of the same group id, or another user's
+	 * base. */
+	assert_int_equal(
+	    members_job_is_ours(10, 1000, 11, 1001,
+				"elastic-unit:v1 group=10 kind=preemptible "
+				"nodes=1",
+				&err),
+	    -1);
+	assert_string_equal(err.text, "elasticd's world names job 11 of uid "
+				      "1001, not of this job's owner (uid "
+				      "1000)");
+	assert_int_equal(members_job_is_ours(10, 1000, 10, 0, NULL, &err), -1);
+	/* Our own job that is no unit, or another group's unit. */
+	assert_int_equal(members_job_is_ours(10, 1000, 12, 1000, NULL, &err),
+			 -1);
+	assert_string_equal(err.text, "elasticd's world names job 12, which "
+				      "is not a unit of job 10");
+	assert_int_equal(members_job_is_ours(10, 1000, 12, 1000,
+					     "elastic:v1 min=1", &err),
+			 -1);
+	assert_int_equal(
+	    members_job_is_ours(10, 1000, 13, 1000,
+				"elastic-unit:v1 group=9 kind=ondemand "
+				"nodes=2",
+				&err),
+	    -1);
 }
 
 int main(void)
@@ -253,6 +308,7 @@ int main(void)
 		cmocka_unit_test(test_bounds),
 		cmocka_unit_test(test_same),
 		cmocka_unit_test(test_client),
+		cmocka_unit_test(test_job_is_ours),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -21,15 +21,15 @@ static void unit_tag_round_trip(void **state)
 	struct unit_tag t = { 4294967295u, UNIT_ONDEMAND, 65535 }, u;
 	elastic_error_t err;
 	char buf[UNIT_TAG_MAX + 1];
-	int len = model_format_unit_tag(&t, buf, sizeof(buf));
+	int len = unittag_format(&t, buf, sizeof(buf));
 
 	assert_int_equal(len, (int)strlen(buf));
 	assert_string_equal(buf, "elastic-unit:v1 group=4294967295 "
 				 "kind=ondemand nodes=65535");
-	assert_int_equal(model_parse_unit_tag(buf, &u, &err), 0);
+	assert_int_equal(unittag_parse(buf, &u, &err), 0);
 	assert_memory_equal(&t, &u, sizeof(t));
 	/* Any order; unknown keys of later releases skipped. */
-	assert_int_equal(model_parse_unit_tag("elastic-unit:v1 nodes=2 "
+	assert_int_equal(unittag_parse("elastic-unit:v1 nodes=2 "
 					      "future=x kind=preemptible "
 					      "group=7",
 					      &u, &err),
@@ -65,7 +65,7 @@ static void unit_tag_bad(void **state)
 	elastic_error_t err;
 
 	for (size_t i = 0; i < N(bad); i++) {
-		if (model_parse_unit_tag(bad[i], &u, &err) != -1)
+		if (unittag_parse(bad[i], &u, &err) != -1)
 			fail_msg("accepted: %s", bad[i] ? bad[i] : "NULL");
 		assert_memory_equal(&u, &before, sizeof(u));
 	}
@@ -176,7 +176,7 @@ static void job_states(void **state)
 				 preempted);
 	}
 	assert_string_equal(model_phase_name(PHASE_ENDING), "ending");
-	assert_string_equal(model_kind_name(UNIT_ONDEMAND), "ondemand");
+	assert_string_equal(unittag_kind_name(UNIT_ONDEMAND), "ondemand");
 }
 
 static void first_host(void **state)
