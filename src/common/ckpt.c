@@ -96,6 +96,19 @@ void ckpt_list_free(struct ckpt_list *l)
 	l->n = 0;
 }
 
+/*
+ * The checkpoint dir, open.  A launcher runs as the job's user, who must
+ * own it (and it must be writable by no one else), reached through no
+ * link another user made.  Root (elasticctl for an admin) lists what
+ * users own: through no link a user made, and never blocked by a FIFO.
+ */
+static int open_dir(const char *dir, elastic_error_t *err)
+{
+	if (geteuid() == 0)
+		return safeopen_dir(dir, true, err);
+	return safeopen_dir_owned(dir, geteuid(), getegid(), err);
+}
+
 static int list(const char *dir, struct ckpt_list *l, bool sizes,
 		elastic_error_t *err)
 {
@@ -108,9 +121,7 @@ static int list(const char *dir, struct ckpt_list *l, bool sizes,
 	if (strlen(dir) >= sizeof(l->dir))
 		return elastic_errorf(err, "%.64s...: path too long", dir);
 	strcpy(l->dir, dir);
-	/* Root (elasticctl for an admin) lists what users own: through no
-	 * link a user made, and never blocked by a FIFO. */
-	fd = safeopen_dir(dir, geteuid() == 0, err);
+	fd = open_dir(dir, err);
 	if (fd < 0) {
 		if (errno == ENOENT) {
 			l->missing = true;
@@ -139,6 +150,13 @@ static int list(const char *dir, struct ckpt_list *l, bool sizes,
 			continue; /* gone meanwhile */
 		if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
 			continue;
+		if (geteuid() != 0 && !safeopen_owned(&st, geteuid(), getegid())) {
+			/* Not the job's own: another user's file is never a
+			 * checkpoint to resume from. */
+			if (!l->foreign++)
+				strcpy(l->foreign_name, de->d_name);
+			continue;
+		}
 		if (l->n == cap) {
 			size_t ncap = cap ? cap * 2 : 16;
 			struct ckpt_entry *ne =
@@ -381,9 +399,9 @@ int ckpt_delete(const char *dir, const char *name, elastic_error_t *err)
 
 	if (ckpt_parse_name(name, &step) < 0)
 		return elastic_errorf(err, "%s: not a checkpoint name", name);
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dfd = open_dir(dir, err);
 	if (dfd < 0)
-		return elastic_errorf(err, "%s: %s", dir, strerror(errno));
+		return -1;
 	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW)) {
 		rc = errno == ENOENT ? 0
 				     : elastic_errorf(err, "%s/%s: %s", dir,

@@ -10,7 +10,8 @@
  * ("ckpt-00000100.pt", "ckpt-42.bin", "ckpt-7/").  Entries whose names
  * start with '.' are incomplete writes (write ".ckpt-100.pt.tmp", then
  * rename it) and are never listed.  Symbolic links are never followed nor
- * listed: a checkpoint is what the job itself wrote.
+ * listed: a checkpoint is what the job itself wrote, in a directory of
+ * the job's owner, by the owner (safeopen.h).
  *
  * What a launcher (elastic-run) calls
  * -----------------------------------
@@ -96,12 +97,20 @@ struct ckpt_list {
 	bool missing; /* the dir does not exist (yet): n == 0 */
 	size_t n;
 	struct ckpt_entry *e; /* malloc'd */
+	/* Entries named as checkpoints but not the caller's own (another
+	 * owner, or writable by others): never listed. */
+	size_t foreign;
+	char foreign_name[CKPT_NAME_MAX + 1]; /* the first of them */
 };
 
 /*
  * List dir's checkpoints.  A missing dir is an empty list (missing set);
  * an unreadable one, or more than CKPT_LIST_MAX entries, fails.  Free with
  * ckpt_list_free() (also after a failure).
+ * As a user (a launcher runs as the job's), the dir must be the user's
+ * own, reached through no symbolic link another user made, and writable
+ * by no one else; an entry that is not the user's own is left out
+ * (counted in foreign).  As root, through links only root made.
  */
 int ckpt_list(const char *dir, struct ckpt_list *l, elastic_error_t *err);
 void ckpt_list_free(struct ckpt_list *l);

@@ -437,6 +437,16 @@ int options_finalize(struct elastic_opts *o, const struct elastic_policy *p,
 				      r.keep, p->max_keep);
 	if (check_ondemand(&r, p, who, err) < 0)
 		return -1;
+	if (!p->shared_checkpoint_dirs &&
+	    !policy_path_per_user(r.checkpoint_dir, who ? who->user : NULL))
+		return elastic_errorf(err,
+				      "--elastic-checkpoint-dir=%s: no "
+				      "per-user part, so another user could "
+				      "make the job's directory first "
+				      "(allowed: a path with %%u, %%h or "
+				      "your user name; SharedCheckpointDirs="
+				      "yes in elastic.conf allows any)",
+				      r.checkpoint_dir);
 	*o = r;
 	return 0;
 }
@@ -661,6 +671,9 @@ int options_expand_path(const char *pattern, const char *job_id,
 				return -1;
 			}
 		}
+		/* Never "%h/x" as "/x": no owner, no path. */
+		if (!add || !*add)
+			return -1;
 		n = strlen(add);
 		if (j + n >= len)
 			return -1;

@@ -153,7 +153,9 @@ int options_parse_tag(const char *tag, struct elastic_opts *o,
 
 /*
  * Expand a checkpoint dir pattern: %j job id, %u user, %h home, %% '%'.
- * Returns 0, or -1 if the result does not fit or a % sequence is unknown.
+ * Returns 0, or -1 if the result does not fit, a % sequence is unknown,
+ * or what it stands for is NULL or empty (the owner's passwd entry could
+ * not be read: fail closed, never "%h/x" as "/x").
  */
 int options_expand_path(const char *pattern, const char *job_id,
 			const char *user, const char *home, char *out,

@@ -69,6 +69,7 @@ static const struct key {
 	{ "DefaultSignal", T_SIGNAL, F(default_signal) },
 	{ "DefaultKeep", T_KEEP, F(default_keep) },
 	{ "DefaultCheckpointDir", T_PATH, F(default_checkpoint_dir) },
+	{ "SharedCheckpointDirs", T_BOOL, F(shared_checkpoint_dirs) },
 	{ "ElasticdServer", T_SERVER, F(elasticd_server) },
 	{ "ElasticdListen", T_LISTEN, F(elasticd_listen) },
 	{ "ElasticdPollInterval", T_MSEC, F(elasticd_poll_ms) },
@@ -286,6 +287,23 @@ int policy_check_path(const char *path, const char *what, elastic_error_t *err)
 	return 0;
 }
 
+bool policy_path_per_user(const char *path, const char *user)
+{
+	size_t ulen = user ? strlen(user) : 0;
+
+	for (const char *c = path; *c; c++) {
+		if (*c == '%' && (c[1] == 'u' || c[1] == 'h'))
+			return true;
+		if (*c == '%' && c[1])
+			c++;
+		/* A component that is the user's name, literally. */
+		else if (*c == '/' && ulen && !strncmp(c + 1, user, ulen) &&
+			 (c[1 + ulen] == '/' || !c[1 + ulen]))
+			return true;
+	}
+	return false;
+}
+
 /* HOST:PORT into field; for a server (where clients connect) a wildcard
  * host is refused. */
 static int set_hostport(char *field, const char *val, bool server,
@@ -476,6 +494,14 @@ static int check_policy(const struct elastic_policy *p, const char *name,
 		return elastic_errorf(err,
 				      "%s: DefaultKeep=%u is above MaxKeep=%u",
 				      name, p->default_keep, p->max_keep);
+	if (!p->shared_checkpoint_dirs &&
+	    !policy_path_per_user(p->default_checkpoint_dir, NULL))
+		return elastic_errorf(err,
+				      "%s: DefaultCheckpointDir=%s has no "
+				      "per-user part (%%u or %%h): another "
+				      "user could make a job's directory "
+				      "first (or SharedCheckpointDirs=yes)",
+				      name, p->default_checkpoint_dir);
 	if (p->default_ondemand != ELASTIC_ONDEMAND_NEVER &&
 	    !p->ondemand_allowed)
 		return elastic_errorf(

@@ -87,6 +87,9 @@ struct elastic_policy {
 	unsigned default_keep;			/* DefaultKeep */
 	char default_checkpoint_dir[POLICY_PATH_MAX +
 				    1]; /* DefaultCheckpointDir */
+	/* SharedCheckpointDirs: checkpoint dir patterns without a per-user
+	 * part (%u, %h) are allowed (the site vouches for the directory) */
+	bool shared_checkpoint_dirs;
 
 	/* ElasticdServer: where clients reach elasticd, a HOST:PORT every
 	 * node resolves (never a wildcard); "" = unset.  server.h picks a
@@ -138,6 +141,13 @@ int policy_load(struct elastic_policy *p, const char *path, bool *found,
  * by, may be NULL), else in Slurm's configuration directory.
  */
 void policy_conf_path(const char *slurm_conf, char *buf, size_t len);
+
+/*
+ * Does a checkpoint dir pattern name a place of the user's own: %u or %h
+ * in it, or a component that is user (may be NULL) literally?  Without
+ * one, another user could make a job's directory before the job does.
+ */
+bool policy_path_per_user(const char *path, const char *user);
 
 /* Checks a checkpoint dir pattern: absolute or under %h, known escapes. */
 int policy_check_path(const char *path, const char *what, elastic_error_t *err);

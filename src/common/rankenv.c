@@ -11,7 +11,7 @@
 
 unsigned rankenv_default_port(unsigned job_id)
 {
-	return 20000 + job_id % 10000;
+	return RANKENV_PORT_FIRST + job_id % RANKENV_PORT_COUNT;
 }
 
 /* A launcher variable as a bounded number; def if unset. */
@@ -145,8 +145,9 @@ int rankenv_build(const struct rankenv_in *in, rankenv_set_fn set, void *arg,
 		in->opts->checkpoint_dir, group, in->user ? in->user : "",
 		in->home ? in->home : "", ckpt, sizeof(ckpt)) < 0)
 		return elastic_errorf(err,
-				      "checkpoint dir %s: cannot expand "
-				      "(too long?)",
+				      "checkpoint dir %s: cannot expand it "
+				      "(the job owner's name or home is "
+				      "unknown, or it is too long)",
 				      in->opts->checkpoint_dir);
 
 	if (set_u(&s, "RANK", rank_off + in->task_id) ||

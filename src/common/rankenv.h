@@ -46,7 +46,11 @@ typedef int (*rankenv_set_fn)(const char *name, const char *value, void *arg);
 int rankenv_build(const struct rankenv_in *in, rankenv_set_fn set, void *arg,
 		  elastic_error_t *err);
 
-/* The default rendezvous port for a job: stable, in 20000..29999. */
+/* The default rendezvous port for a job: stable, in 20000..29999, and
+ * so predictable: elastic-run picks one at random instead. */
 unsigned rankenv_default_port(unsigned job_id);
+/* Rendezvous ports, below Linux's ephemeral range (32768 up). */
+#define RANKENV_PORT_FIRST 20000u
+#define RANKENV_PORT_COUNT 10000u
 
 #endif

@@ -19,15 +19,12 @@ static int fail(elastic_error_t *err, int e, const char *path, const char *why)
 	return -1;
 }
 
-int safeopen_dir(const char *path, bool strict, elastic_error_t *err)
+/* Walk path from "/", following only the links root or link_owner owns. */
+static int walk(const char *path, uid_t link_owner, elastic_error_t *err)
 {
 	char rest[PATH_MAX], buf[PATH_MAX], target[PATH_MAX], why[128];
 	int fd, nfd, hops = 0;
 
-	if (!strict) {
-		fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		return fd >= 0 ? fd : fail(err, errno, path, NULL);
-	}
 	if (path[0] != '/')
 		return fail(err, EINVAL, path, "not an absolute path");
 	if (strlen(path) >= sizeof(rest))
@@ -70,7 +67,7 @@ int safeopen_dir(const char *path, bool strict, elastic_error_t *err)
 			close(fd);
 			return fail(err, ENOTDIR, path, NULL);
 		}
-		if (st.st_uid != 0) {
+		if (st.st_uid != 0 && st.st_uid != link_owner) {
 			close(fd);
 			snprintf(why, sizeof(why),
 				 "a symbolic link owned by uid %u, not "
@@ -102,4 +99,50 @@ int safeopen_dir(const char *path, bool strict, elastic_error_t *err)
 				return fail(err, errno, path, NULL);
 		}
 	}
+}
+
+int safeopen_dir(const char *path, bool strict, elastic_error_t *err)
+{
+	int fd;
+
+	if (strict)
+		return walk(path, 0, err);
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return fd >= 0 ? fd : fail(err, errno, path, NULL);
+}
+
+bool safeopen_owned(const struct stat *st, uid_t uid, gid_t gid)
+{
+	return st->st_uid == uid && !(st->st_mode & S_IWOTH) &&
+	       (!(st->st_mode & S_IWGRP) || st->st_gid == gid);
+}
+
+int safeopen_dir_owned(const char *path, uid_t uid, gid_t gid,
+		       elastic_error_t *err)
+{
+	char why[160];
+	struct stat st;
+	int fd = walk(path, uid, err);
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0) {
+		int e = errno;
+
+		close(fd);
+		return fail(err, e, path, NULL);
+	}
+	if (safeopen_owned(&st, uid, gid))
+		return fd;
+	close(fd);
+	if (st.st_uid != uid)
+		snprintf(why, sizeof(why),
+			 "owned by uid %u, not by uid %u: not used",
+			 (unsigned)st.st_uid, (unsigned)uid);
+	else
+		snprintf(why, sizeof(why),
+			 "writable by other users (mode %04o): not used "
+			 "(chmod go-w)",
+			 (unsigned)(st.st_mode & 07777));
+	return fail(err, EPERM, path, why);
 }

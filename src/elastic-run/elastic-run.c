@@ -47,6 +47,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/time.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -1467,8 +1468,13 @@ static bool sentinel_event(const struct config *c, struct sentinel *s,
 /* ------------------------------------------------------------------ */
 /* Checkpoints */
 
-/* The job's checkpoint dir and the eval partition; false if none. */
-static bool ckpt_setup(struct config *c, const struct elastic_policy *p)
+/*
+ * The job's checkpoint dir and the eval partition: 1, or 0 if the job has
+ * none, or -1 (said) when its pattern cannot be expanded for this user:
+ * never a guess such as "%h/x" as "/x", never a fresh start that loses the
+ * job's checkpoints.
+ */
+static int ckpt_setup(struct config *c, const struct elastic_policy *p)
 {
 	struct passwd *pw = getpwuid(getuid());
 	char job[16];
@@ -1478,15 +1484,22 @@ static bool ckpt_setup(struct config *c, const struct elastic_policy *p)
 	c->cs.user = pw ? strdup(pw->pw_name) : "";
 	c->cs.home = pw ? strdup(pw->pw_dir) : "";
 	snprintf(job, sizeof(job), "%u", c->job_id);
-	if (!c->cs.user || !c->cs.home || !c->opts.checkpoint_dir[0] ||
-	    options_expand_path(c->opts.checkpoint_dir, job, c->cs.user,
+	if (!c->cs.user || !c->cs.home || !c->opts.checkpoint_dir[0])
+		return 0;
+	if (options_expand_path(c->opts.checkpoint_dir, job, c->cs.user,
 				c->cs.home, c->ckpt_dir,
-				sizeof(c->ckpt_dir)) < 0)
-		return false;
+				sizeof(c->ckpt_dir)) < 0) {
+		fprintf(stderr,
+			PROG ": checkpoint dir %s: cannot expand it for uid "
+			     "%u (%s)\n",
+			c->opts.checkpoint_dir, (unsigned)getuid(),
+			pw ? "too long" : "no passwd entry: no user, no home");
+		return -1;
+	}
 	if (p && (part = ckpt_eval_partition(p)))
 		snprintf(c->eval_partition, sizeof(c->eval_partition), "%s",
 			 part);
-	return true;
+	return 1;
 }
 
 /*
@@ -1943,7 +1956,16 @@ int main(int argc, char **argv)
 	c.srun = getenv("ELASTIC_RUN_SRUN");
 	if (!c.srun || !c.srun[0])
 		c.srun = "srun";
-	c.port = rankenv_default_port(c.job_id);
+	/* Not the job id's default: another user who cannot guess the
+	 * port cannot take it on the master's node first and receive the
+	 * ranks' rendezvous.  One for the run: its launches rebind it. */
+	{
+		uint16_t r;
+
+		c.port = getrandom(&r, sizeof(r), 0) == (ssize_t)sizeof(r)
+			     ? RANKENV_PORT_FIRST + r % RANKENV_PORT_COUNT
+			     : rankenv_default_port(c.job_id);
+	}
 	if (!launcher)
 		launcher = getenv("ELASTIC_RUN_LAUNCHER");
 	if (launcher && *launcher && strcmp(launcher, "srun") != 0) {
@@ -1985,7 +2007,12 @@ int main(int argc, char **argv)
 			free(pol);
 			pol = NULL;
 		}
-		c.ckpt = ckpt_setup(&c, pol);
+		rc = ckpt_setup(&c, pol);
+		if (rc < 0) {
+			free(pol);
+			return 2;
+		}
+		c.ckpt = rc > 0;
 		rc = source_init(&src, ed_server, ed_munge, pol, pol_path,
 				 &pol_err);
 		free(pol);

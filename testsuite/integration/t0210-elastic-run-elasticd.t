@@ -7,7 +7,7 @@
 . "$(dirname "$0")/elasticd.sh"
 ed_setup
 
-plan 34
+plan 35
 
 RUN="$ELASTIC_BUILDDIR/src/elastic-run/elastic-run"
 W=$ED_TMP/w
@@ -68,6 +68,10 @@ is "... one world: RANK 0-3, WORLD_SIZE=4, ELASTIC_JOB_ID the base" \
 is "... spanning the base and its 3 units, one srun each" \
 	"$(jobs_of "$r4")" "$(printf '%s\n' "$base" $(running_units "$base") | sort -un | tr '\n' ' ' | sed 's/ $//')"
 is "... all with the same MASTER_ADDR:MASTER_PORT" "$(masters_of "$r4")" 1
+# Drawn at random, in 20000..29999 (1 in 10000 that it is the default).
+port=$(cat "$W"/r."$r4".* 2>/dev/null | awk '{ sub(/.*:/, "", $7); print $7 }' | sort -u)
+ok "... a port other users cannot tell in advance (not 20000 + job id mod 10000: $port)" \
+	test "$port" -ge 20000 -a "$port" -le 29999 -a "$port" -ne $((20000 + base % 10000))
 like "the timeline names elasticd's world and its jobs" \
 	"$(grep -E "event=(re)?launch restart=$r4 " "$out")" "source=elasticd jobs=$base:"
 

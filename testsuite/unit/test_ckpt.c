@@ -11,7 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/ckpt.h"
@@ -754,10 +756,100 @@ static void prev_checkpoint(void **state)
 	assert_string_equal(path, at("jobs/123/ckpt-20.pt"));
 }
 
+/*
+ * The launcher lists its job's dir as the job's user: another user's
+ * file named like a newer checkpoint is never the one resumed from, an
+ * entry others may write neither, and a dir another user made where the
+ * job's is looked for is refused, as is retention's deletion through it.
+ * (As root, the files are given to nobody and another uid.)
+ */
+static void foreign_entries(void **state)
+{
+	uid_t u = geteuid() == 0 ? 65534 : geteuid();
+	gid_t g = geteuid() == 0 ? 65534 : getegid();
+	int pipefd[2], status;
+	char out[1024] = "";
+	ssize_t n;
+	pid_t pid;
+
+	(void)state;
+	assert_int_equal(chmod(tmp, 0755), 0);
+	mkd("job");
+	put("job/ckpt-10.pt", 1);
+	put("job/ckpt-20.pt", 1);
+	put("job/ckpt-99999999.pt", 1);
+	if (geteuid() == 0) {
+		assert_int_equal(chown(at("job"), u, g), 0);
+		assert_int_equal(chown(at("job/ckpt-10.pt"), u, g), 0);
+		assert_int_equal(chown(at("job/ckpt-20.pt"), u, g), 0);
+		/* The attacker's, with a later step. */
+		assert_int_equal(chown(at("job/ckpt-99999999.pt"), 54321, 54321),
+				 0);
+		mkd("theirs");
+		put("theirs/ckpt-1.pt", 1);
+		assert_int_equal(chown(at("theirs"), 54321, 54321), 0);
+	} else {
+		/* Our own, but anyone may write it. */
+		assert_int_equal(chmod(at("job/ckpt-99999999.pt"), 0666), 0);
+	}
+	assert_int_equal(chmod(at("job/ckpt-20.pt"), 0666), 0);
+	assert_int_equal(pipe(pipefd), 0);
+	pid = fork();
+	if (pid == 0) {
+		elastic_error_t err;
+		struct ckpt_list l;
+		char path[CKPT_PATH_MAX];
+		FILE *f = fdopen(pipefd[1], "w");
+
+		if (geteuid() == 0 && (setgroups(0, NULL) || setgid(g) ||
+				       setuid(u)))
+			_exit(100);
+		if (ckpt_list(at("job"), &l, &err) < 0)
+			_exit(101);
+		fprintf(f, "n=%zu foreign=%zu first=%s;", l.n, l.foreign,
+			l.n ? l.e[0].name : "-");
+		ckpt_list_free(&l);
+		if (ckpt_prev_checkpoint(at("job"), NULL, NULL, NULL, path,
+					 sizeof(path), NULL, &err) < 0)
+			_exit(102);
+		fprintf(f, "prev=%s;", strrchr(path, '/') + 1);
+		if (geteuid() != 0 && u != 65534) {
+			fclose(f);
+			_exit(0);
+		}
+		status = ckpt_list(at("theirs"), &l, &err) < 0 ? errno : 0;
+		fprintf(f, "theirs=%d:%s;", status,
+			strstr(err.text, "owned by uid 54321") ? "said" : "-");
+		ckpt_list_free(&l);
+		fprintf(f, "delete=%d",
+			ckpt_delete(at("theirs"), "ckpt-1.pt", &err));
+		fclose(f);
+		_exit(0);
+	}
+	close(pipefd[1]);
+	n = read(pipefd[0], out, sizeof(out) - 1);
+	close(pipefd[0]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	out[n > 0 ? n : 0] = '\0';
+	if (geteuid() == 0) {
+		assert_string_equal(out, "n=1 foreign=2 first=ckpt-10.pt;"
+					 "prev=ckpt-10.pt;theirs=1:said;"
+					 "delete=-1");
+		assert_true(exists("theirs/ckpt-1.pt"));
+	} else {
+		assert_string_equal(out, "n=1 foreign=2 first=ckpt-10.pt;"
+					 "prev=ckpt-10.pt;");
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(parse_name),
+		cmocka_unit_test_setup_teardown(foreign_entries, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(list_dir, setup, teardown),
 		cmocka_unit_test_setup_teardown(list_missing_and_errors, setup,
 						teardown),

@@ -1466,7 +1466,8 @@ static void env_get(void **state)
 
 /* The tag does not judge: a policy that lets every value through. */
 static const char permissive[] =
-    "MaxNodes=65535\nMaxGrace=86400\nMaxKeep=1000\nOnDemand=yes\n";
+    "MaxNodes=65535\nMaxGrace=86400\nMaxKeep=1000\nOnDemand=yes\n"
+    "SharedCheckpointDirs=yes\n";
 
 static struct elastic_opts finalized(const char *spec)
 {
@@ -1866,10 +1867,82 @@ static void expand_path(void **state)
 				 0);
 		assert_string_equal(out, cases[i].want);
 	}
-	/* Empty substitutions. */
+	/* The owner's passwd entry could not be read: no user, no home.
+	 * Fail closed: "%h/x" is never "/x". */
 	assert_int_equal(
-	    options_expand_path("%h/%u/x", "1", "", "", out, sizeof(out)), 0);
-	assert_string_equal(out, "//x");
+	    options_expand_path("%h/%u/x", "1", "", "", out, sizeof(out)), -1);
+	assert_int_equal(options_expand_path("%h/x", "1", "alice", "", out,
+					     sizeof(out)),
+			 -1);
+	assert_int_equal(options_expand_path("/s/%u/x", "1", NULL, "/h", out,
+					     sizeof(out)),
+			 -1);
+	assert_int_equal(options_expand_path("/s/%j", "", "alice", "/h", out,
+					     sizeof(out)),
+			 -1);
+	/* What the pattern does not use may be unknown. */
+	assert_int_equal(options_expand_path("/s/%j", "1", "", "", out,
+					     sizeof(out)),
+			 0);
+	assert_string_equal(out, "/s/1");
+}
+
+/* A checkpoint dir pattern must name a place of the user's own, unless
+ * the site says its shared directories are safe. */
+static void ckpt_dir_per_user(void **state)
+{
+	struct elastic_policy p = policy_of("MaxNodes=64\n");
+	struct elastic_policy shared =
+	    policy_of("MaxNodes=64\nSharedCheckpointDirs=yes\n");
+	struct elastic_submitter alice = { "alice", NULL };
+	struct elastic_submitter bob = { "bob", NULL };
+	struct elastic_opts o;
+	elastic_error_t err;
+
+	(void)state;
+	assert_true(policy_path_per_user("%h/ck/%j", NULL));
+	assert_true(policy_path_per_user("/s/%u/%j", NULL));
+	assert_true(policy_path_per_user("/s/ck-%u-%j", NULL));
+	assert_false(policy_path_per_user("/s/%j", NULL));
+	assert_false(policy_path_per_user("/s/%%u/%j", NULL));
+	assert_true(policy_path_per_user("/scratch/alice/%j", "alice"));
+	assert_true(policy_path_per_user("/scratch/alice", "alice"));
+	assert_false(policy_path_per_user("/scratch/alice2/%j", "alice"));
+	assert_false(policy_path_per_user("/scratch/xalice/%j", "alice"));
+	assert_false(policy_path_per_user("/scratch/alice/%j", "bob"));
+
+	o = opts_of("min=1 checkpoint-dir=/ck/%j");
+	finalize_fails(&o, &p, &alice, NULL,
+		       "--elastic-checkpoint-dir=/ck/%j: no per-user part, so "
+		       "another user could make the job's directory first "
+		       "(allowed: a path with %u, %h or your user name; "
+		       "SharedCheckpointDirs=yes in elastic.conf allows any)");
+	finalize_ok(&o, &shared, &alice, NULL);
+	o = opts_of("min=1 checkpoint-dir=/ck/%u/%j");
+	finalize_ok(&o, &p, &alice, NULL);
+	o = opts_of("min=1 checkpoint-dir=/scratch/alice/%j");
+	finalize_ok(&o, &p, &alice, NULL);
+	o = opts_of("min=1 checkpoint-dir=/scratch/alice/%j");
+	finalize_fails(&o, &p, &bob, NULL,
+		       "--elastic-checkpoint-dir=/scratch/alice/%j: no "
+		       "per-user part, so another user could make the job's "
+		       "directory first (allowed: a path with %u, %h or your "
+		       "user name; SharedCheckpointDirs=yes in elastic.conf "
+		       "allows any)");
+	/* The site's default must be per-user too, or declared shared. */
+	assert_int_equal(policy_parse(&p, "DefaultCheckpointDir=/ck/%j\n",
+				      "elastic.conf", &err),
+			 -1);
+	assert_string_equal(err.text,
+			    "elastic.conf: DefaultCheckpointDir=/ck/%j has no "
+			    "per-user part (%u or %h): another user could make "
+			    "a job's directory first (or "
+			    "SharedCheckpointDirs=yes)");
+	assert_int_equal(policy_parse(&p,
+				      "DefaultCheckpointDir=/ck/%j\n"
+				      "SharedCheckpointDirs=yes\n",
+				      "elastic.conf", &err),
+			 0);
 }
 
 static void expand_path_errors(void **state)
@@ -1942,6 +2015,7 @@ int main(void)
 		cmocka_unit_test(from_env_bad),
 		cmocka_unit_test(env_get),
 		cmocka_unit_test(tag_format),
+		cmocka_unit_test(ckpt_dir_per_user),
 		cmocka_unit_test(tag_round_trip_step),
 		cmocka_unit_test(tag_round_trip_sizes),
 		cmocka_unit_test(tag_ckpt_encoding),

@@ -211,7 +211,7 @@ static void plain_variants(void **state)
 	assert_string_equal(got(r, "ELASTIC_RESTART_COUNT"), "2");
 
 	/* No first node: srun's address.  None either: loopback.  No user
-	 * or home: empty. */
+	 * or home: no checkpoint dir that needs them (never "/ck//1234"). */
 	f->in.first_node = "";
 	build_ok(f);
 	assert_string_equal(got(r, "MASTER_ADDR"), "10.0.0.1");
@@ -220,9 +220,13 @@ static void plain_variants(void **state)
 	f->in.user = NULL;
 	f->in.home = NULL;
 	strcpy(f->opts.checkpoint_dir, "%h/ck/%u/%j/100%%");
+	build_fails(f, "checkpoint dir %h/ck/%u/%j/100%%: cannot expand it "
+		       "(the job owner's name or home is unknown, or it is "
+		       "too long)");
+	strcpy(f->opts.checkpoint_dir, "/ck/%j/100%%");
 	build_ok(f);
 	assert_string_equal(got(r, "MASTER_ADDR"), "127.0.0.1");
-	assert_string_equal(got(r, "ELASTIC_CHECKPOINT_DIR"), "/ck//1234/100%");
+	assert_string_equal(got(r, "ELASTIC_CHECKPOINT_DIR"), "/ck/1234/100%");
 
 	/* The first task of a one-node, one-task step. */
 	f->in = (struct rankenv_in){
@@ -512,7 +516,8 @@ static void long_strings(void **state)
 	f->in.home = home;
 	build_ok(f);
 	strcpy(f->opts.checkpoint_dir, "%h/%h");
-	build_fails(f, "checkpoint dir %h/%h: cannot expand (too long?)");
+	build_fails(f, "checkpoint dir %h/%h: cannot expand it (the job "
+		       "owner's name or home is unknown, or it is too long)");
 }
 
 /* set() fails: an error, and what was set before stays set. */

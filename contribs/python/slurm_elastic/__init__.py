@@ -67,6 +67,7 @@ import dataclasses
 import os
 import re
 import signal
+import stat
 import threading
 import warnings
 from typing import List, NoReturn, Optional
@@ -371,14 +372,44 @@ def parse_checkpoint_name(name: str) -> Optional[int]:
     return int(m.group(1)) if m else None
 
 
+def _owned(st) -> bool:
+    """Is a file of this stat ours, writable by no other user?  (As
+    elastic-run's: owned by us, not writable by others, group-writable
+    only for our primary group, a user private group.)  Root's are all."""
+    uid = os.geteuid()
+    if uid == 0:
+        return True
+    return (st.st_uid == uid and not st.st_mode & stat.S_IWOTH and
+            (not st.st_mode & stat.S_IWGRP or st.st_gid == os.getegid()))
+
+
+def _own_dir(directory: str) -> None:
+    """Raise PermissionError unless directory is ours, writable by no
+    other user: another user's directory where ours is looked for is
+    never read from nor written to."""
+    st = os.stat(directory)
+    if not _owned(st):
+        raise PermissionError(
+            "checkpoint dir %s: %s: not used" % (
+                directory,
+                "owned by uid %d, not by uid %d" % (st.st_uid, os.geteuid())
+                if st.st_uid != os.geteuid()
+                else "writable by other users (mode %04o; chmod go-w)"
+                % (st.st_mode & 0o7777)))
+
+
 def list_checkpoints(directory=None, environ=None) -> List[Checkpoint]:
     """The checkpoints of directory (default: ELASTIC_CHECKPOINT_DIR),
-    oldest first (by step, then name).  A missing directory has none."""
+    oldest first (by step, then name).  A missing directory has none.
+    Only what is ours counts: the directory must be ours (PermissionError
+    otherwise), and an entry another user owns or may write is left
+    out."""
     if directory is None:
         directory = checkpoint_dir(environ)
         if directory is None:
             return []
     try:
+        _own_dir(directory)
         entries = list(os.scandir(directory))
     except FileNotFoundError:
         return []
@@ -392,6 +423,8 @@ def list_checkpoints(directory=None, environ=None) -> List[Checkpoint]:
                 continue
             is_dir = e.is_dir(follow_symlinks=False)
             if not is_dir and not e.is_file(follow_symlinks=False):
+                continue
+            if not _owned(e.stat(follow_symlinks=False)):
                 continue
         except OSError:
             continue  # gone meanwhile
@@ -449,7 +482,8 @@ def save_checkpoint(obj, step: int, directory=None, environ=None) -> str:
     """
     path = checkpoint_path(step, directory, environ)
     directory = os.path.dirname(path)
-    os.makedirs(directory, exist_ok=True)
+    os.makedirs(directory, mode=0o700, exist_ok=True)
+    _own_dir(directory)
     tmp = os.path.join(directory, ".%s.tmp.%d" % (os.path.basename(path),
                                                    os.getpid()))
     try:

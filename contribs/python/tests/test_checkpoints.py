@@ -60,6 +60,62 @@ class Directory(unittest.TestCase):
         self.assertEqual(se.newest_checkpoint(self.d),
                          os.path.join(self.d, "ckpt-000000100"))
 
+    def test_only_ours(self):
+        # Another user's file named like a newer checkpoint, and one of
+        # ours that anyone may write, are not ours to resume from; another
+        # user's directory where ours is looked for is refused.  (As root,
+        # the files go to nobody and another uid, and a child lists them
+        # as nobody.)
+        root = os.geteuid() == 0
+        uid, gid = (65534, 65534) if root else (os.geteuid(), os.getegid())
+        os.chmod(self.d, 0o755)
+        for n in ["ckpt-10.pt", "ckpt-20.pt", "ckpt-99999999.pt"]:
+            self.put(n)
+        os.chmod(os.path.join(self.d, "ckpt-20.pt"), 0o666)
+        theirs = os.path.join(self.d, "theirs")
+        os.mkdir(theirs)
+        if root:
+            os.chown(self.d, uid, gid)
+            for n in ["ckpt-10.pt", "ckpt-20.pt"]:
+                os.chown(os.path.join(self.d, n), uid, gid)
+            os.chown(os.path.join(self.d, "ckpt-99999999.pt"), 54321, 54321)
+            os.chown(theirs, 54321, 54321)
+        else:
+            os.chmod(os.path.join(self.d, "ckpt-99999999.pt"), 0o666)
+            os.chmod(theirs, 0o777)
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                if root:
+                    os.setgroups([])
+                    os.setgid(gid)
+                    os.setuid(uid)
+                out = [os.path.basename(se.newest_checkpoint(self.d))]
+                try:
+                    se.list_checkpoints(theirs)
+                    out.append("listed")
+                except PermissionError as e:
+                    out.append("refused: " + str(e))
+                try:
+                    se.save_checkpoint({"x": 1}, 5, theirs)
+                    out.append("saved")
+                except PermissionError:
+                    out.append("not saved")
+                os.write(w, "|".join(out).encode())
+            finally:
+                os._exit(0)
+        os.close(w)
+        got = os.read(r, 4096).decode()
+        os.close(r)
+        os.waitpid(pid, 0)
+        parts = got.split("|")
+        self.assertEqual(parts[0], "ckpt-10.pt", got)
+        self.assertTrue(parts[1].startswith("refused: checkpoint dir %s: "
+                                            % theirs), got)
+        self.assertIn("not used", parts[1])
+        self.assertEqual(parts[2], "not saved", got)
+
     def test_missing_or_unset(self):
         self.assertEqual(se.list_checkpoints(os.path.join(self.d, "no")), [])
         self.assertIsNone(se.newest_checkpoint(os.path.join(self.d, "no")))
