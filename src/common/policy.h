@@ -2,6 +2,7 @@
 #define ELASTIC_COMMON_POLICY_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "error.h"
 

@@ -145,6 +145,12 @@ ed_stop() {
 	}
 	wait "$pid" 2>/dev/null
 	ED_PID=""
+	# A sanitized elasticd (TEST_ELASTICD of ./configure
+	# --enable-sanitizers) says what it found in its log.
+	if grep -qE 'ERROR: (Address|Leak)Sanitizer|runtime error:' "$ED_LOG" 2>/dev/null; then
+		diag "elasticd: the sanitizers found: $(grep -m1 -E 'ERROR: (Address|Leak)Sanitizer|runtime error:' "$ED_LOG")"
+		rc=1
+	fi
 	# One 'minicluster elasticd' started: the cluster is whole without it.
 	[ "$(cat "$MC_DIR/run/elasticd.pid" 2>/dev/null)" != "$pid" ] || rm -f "$MC_DIR/run/elasticd.pid" "$MC_DIR/run/elasticd.start"
 	return $rc
