@@ -153,8 +153,9 @@ static int verify(const struct apiclient *c, const struct reply_header *h,
 	gid_t gid;
 
 	if (!h->seen)
-		return elastic_errorf(err, "the answer carries no %s: not "
-					   "elasticd's",
+		return elastic_errorf(err,
+				      "the answer carries no %s: not "
+				      "elasticd's",
 				      APIAUTH_REPLY_HEADER);
 	if (h->too_long || apiauth_parse_header(h->value, &start, &len, &why))
 		return elastic_errorf(err, "the answer's %s is malformed",
@@ -176,8 +177,8 @@ static int verify(const struct apiclient *c, const struct reply_header *h,
 				    (unsigned)uid, c->server_user);
 	else if (apihash_body(b->data, b->len, hash) < 0)
 		rc = elastic_errorf(err, "cannot hash the answer");
-	else if (apiauth_check_reply(payload, (size_t)plen, nonce, status,
-				     hash, &why) < 0)
+	else if (apiauth_check_reply(payload, (size_t)plen, nonce, status, hash,
+				     &why) < 0)
 		rc = elastic_errorf(err, "%s", why);
 	else
 		rc = 0;
@@ -258,8 +259,9 @@ enum apiclient_result apiclient_request(const struct apiclient *c,
 	free(auth);
 	if (cc != CURLE_OK) {
 		if (b->too_big)
-			elastic_errorf(err, "elasticd at %s: an answer over %zu "
-					    "bytes",
+			elastic_errorf(err,
+				       "elasticd at %s: an answer over %zu "
+				       "bytes",
 				       c->server, b->max);
 		else
 			elastic_errorf(err, "elasticd at %s: %s", c->server,

@@ -27,8 +27,8 @@ struct apiclient_body {
 };
 
 struct apiclient {
-	char server[POLICY_LISTEN_MAX + 1]; /* HOST:PORT, for messages */
-	char url[POLICY_LISTEN_MAX + 16];   /* http://HOST:PORT */
+	char server[POLICY_LISTEN_MAX + 1];	/* HOST:PORT, for messages */
+	char url[POLICY_LISTEN_MAX + 16];	/* http://HOST:PORT */
 	char munge_socket[POLICY_PATH_MAX + 1]; /* "" = munge's default */
 	uint32_t server_uid;			/* elasticd's (ElasticdUser) */
 	char server_user[POLICY_NAME_MAX + 1];	/* its name, for messages */

@@ -122,9 +122,8 @@ int apiauth_request_payload(const char *method, const char *target,
 		   len);
 }
 
-int apiauth_check_request(const void *payload, size_t plen,
-			  const char *method, const char *target, char *nonce,
-			  const char **why)
+int apiauth_check_request(const void *payload, size_t plen, const char *method,
+			  const char *target, char *nonce, const char **why)
 {
 	char want[APIAUTH_PAYLOAD_MAX];
 	const char *p = payload, *n;
@@ -147,8 +146,8 @@ int apiauth_check_request(const void *payload, size_t plen,
 	n = p + plen - APIAUTH_NONCE_HEX;
 	memcpy(nonce, n, APIAUTH_NONCE_HEX);
 	nonce[APIAUTH_NONCE_HEX] = '\0';
-	wlen = apiauth_request_payload(method, target, nonce, want,
-				       sizeof(want));
+	wlen =
+	    apiauth_request_payload(method, target, nonce, want, sizeof(want));
 	if (wlen < 0 || (size_t)wlen != plen || memcmp(want, p, plen)) {
 		*why = "munge credential made for another request (method and "
 		       "target must match its payload)";
@@ -157,15 +156,15 @@ int apiauth_check_request(const void *payload, size_t plen,
 	return 0;
 }
 
-int apiauth_reply_payload(const char *nonce, long status,
-			  const char *body_hash, char *buf, size_t len)
+int apiauth_reply_payload(const char *nonce, long status, const char *body_hash,
+			  char *buf, size_t len)
 {
 	if (!is_nonce(nonce) || status < 100 || status > 999 || !body_hash ||
 	    strlen(body_hash) != APIAUTH_HASH_HEX ||
 	    !is_hex(body_hash, APIAUTH_HASH_HEX))
 		return -1;
-	return fit(snprintf(buf, len, APIAUTH_VERSION " reply %s %ld %s",
-			    nonce, status, body_hash),
+	return fit(snprintf(buf, len, APIAUTH_VERSION " reply %s %ld %s", nonce,
+			    status, body_hash),
 		   len);
 }
 
@@ -175,8 +174,8 @@ int apiauth_check_reply(const void *payload, size_t plen, const char *nonce,
 	char want[APIAUTH_PAYLOAD_MAX];
 	int wlen;
 
-	wlen = apiauth_reply_payload(nonce, status, body_hash, want,
-				     sizeof(want));
+	wlen =
+	    apiauth_reply_payload(nonce, status, body_hash, want, sizeof(want));
 	if (wlen < 0) {
 		*why = "cannot check the answer (bad nonce, status or hash)";
 		return -1;

@@ -22,15 +22,15 @@
  * NONCE is APIAUTH_NONCE_HEX lowercase hex digits, fresh per request.
  */
 
-#define APIAUTH_VERSION	      "elastic-api/1"
-#define APIAUTH_REPLY_HEADER  "Elastic-Server-Auth"
-#define APIAUTH_NONCE_HEX     32 /* 128 random bits */
-#define APIAUTH_HASH_HEX      64 /* SHA-256 */
-#define APIAUTH_TARGET_MAX    1024
-#define APIAUTH_PAYLOAD_MAX   (64 + APIAUTH_TARGET_MAX + APIAUTH_NONCE_HEX)
+#define APIAUTH_VERSION	     "elastic-api/1"
+#define APIAUTH_REPLY_HEADER "Elastic-Server-Auth"
+#define APIAUTH_NONCE_HEX    32 /* 128 random bits */
+#define APIAUTH_HASH_HEX     64 /* SHA-256 */
+#define APIAUTH_TARGET_MAX   1024
+#define APIAUTH_PAYLOAD_MAX  (64 + APIAUTH_TARGET_MAX + APIAUTH_NONCE_HEX)
 /* Longest credential in an Authorization or Elastic-Server-Auth header
  * (munge makes about 130 bytes plus the payload in base64). */
-#define APIAUTH_CRED_MAX      4096
+#define APIAUTH_CRED_MAX 4096
 
 /* n bytes as 2n lowercase hex digits and a NUL into out. */
 void apiauth_hex(const unsigned char *bytes, size_t n, char *out);
@@ -55,13 +55,12 @@ int apiauth_request_payload(const char *method, const char *target,
  * On 0 copies its nonce into nonce (APIAUTH_NONCE_HEX + 1 bytes); -1
  * with *why (static) if not.
  */
-int apiauth_check_request(const void *payload, size_t plen,
-			  const char *method, const char *target, char *nonce,
-			  const char **why);
+int apiauth_check_request(const void *payload, size_t plen, const char *method,
+			  const char *target, char *nonce, const char **why);
 
 /* The answer's payload into buf: its length, or -1. */
-int apiauth_reply_payload(const char *nonce, long status,
-			  const char *body_hash, char *buf, size_t len);
+int apiauth_reply_payload(const char *nonce, long status, const char *body_hash,
+			  char *buf, size_t len);
 
 /* Is payload elasticd's answer to our nonce, with this status and body
  * hash?  0, or -1 with *why (static). */

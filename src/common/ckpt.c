@@ -150,7 +150,8 @@ static int list(const char *dir, struct ckpt_list *l, bool sizes,
 			continue; /* gone meanwhile */
 		if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
 			continue;
-		if (geteuid() != 0 && !safeopen_owned(&st, geteuid(), getegid())) {
+		if (geteuid() != 0 &&
+		    !safeopen_owned(&st, geteuid(), getegid())) {
 			/* Not the job's own: another user's file is never a
 			 * checkpoint to resume from. */
 			if (!l->foreign++)

@@ -25,7 +25,7 @@ struct rankenv_in {
 	unsigned node_id, nnodes;	 /* within the step */
 	unsigned task_id, ntasks;	 /* global within the step */
 	unsigned local_id, local_ntasks; /* on this node */
-	const char *first_node; /* the step's first node (rank 0's), or NULL */
+	const char *first_node;	 /* the step's first node (rank 0's), or NULL */
 	const char *launch_addr; /* srun's address, may be NULL */
 	const char *user, *home;
 	/* The job's finalized options, and its size config (may be NULL). */

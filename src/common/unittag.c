@@ -76,4 +76,3 @@ int unittag_parse(const char *s, struct unit_tag *ret, elastic_error_t *err)
 	*ret = t;
 	return 0;
 }
-

@@ -377,10 +377,10 @@ static enum fetch_result world_is_ours(const struct config *c,
 					  "elasticd's world names job %u, "
 					  "which Slurm does not show",
 					  id)
-			 : members_job_is_ours(
-			       c->job_id, (uint32_t)getuid(), id,
-			       msg->job_array[0].user_id,
-			       msg->job_array[0].admin_comment, err);
+			 : members_job_is_ours(c->job_id, (uint32_t)getuid(),
+					       id, msg->job_array[0].user_id,
+					       msg->job_array[0].admin_comment,
+					       err);
 		slurm_free_job_info_msg(msg);
 		if (rc < 0)
 			return FETCH_UNVERIFIED;

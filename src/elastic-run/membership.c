@@ -256,8 +256,7 @@ int elasticd_report(const struct apiclient *c, uint32_t job,
 	if (exit_ms >= 0)
 		snprintf(path + n, sizeof(path) - (size_t)n, "&exit_ms=%ld",
 			 exit_ms);
-	if (request(c, "POST", path, timeout_ms, &status, &b, err) !=
-	    FETCH_OK)
+	if (request(c, "POST", path, timeout_ms, &status, &b, err) != FETCH_OK)
 		status = 0;
 	else if (status != 202)
 		elastic_errorf(err, "elasticd at %s answered %ld%s%.*s",

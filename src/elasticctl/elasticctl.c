@@ -277,8 +277,8 @@ static int request(const struct ctl *c, const char *method, const char *path,
 		die_msg("elasticd at %s is not ready: %s", c->api.server, why);
 		return EXIT_UNREACHABLE;
 	default:
-		die_msg("elasticd at %s answered %ld: %s", c->api.server, status,
-			why);
+		die_msg("elasticd at %s answered %ld: %s", c->api.server,
+			status, why);
 		return EXIT_FAIL;
 	}
 }

@@ -286,8 +286,8 @@ static enum MHD_Result reply(const struct req *rq, unsigned status,
 static enum MHD_Result reply_error(const struct req *rq, unsigned status,
 				   const char *message)
 {
-	return reply(rq, status, JSON_TYPE,
-		     render_error((int)status, message), NULL);
+	return reply(rq, status, JSON_TYPE, render_error((int)status, message),
+		     NULL);
 }
 
 static enum MHD_Result reply_text(const struct req *rq, unsigned status,
@@ -448,8 +448,7 @@ static enum MHD_Result serve_v1(const struct req *rq, const struct route *r,
 	}
 	switch (r->kind) {
 	case ROUTE_GROUP:
-		return reply(rq, MHD_HTTP_OK, JSON_TYPE, render_group(g),
-			     NULL);
+		return reply(rq, MHD_HTTP_OK, JSON_TYPE, render_group(g), NULL);
 	case ROUTE_EVENTS:
 		return reply(rq, MHD_HTTP_OK, JSON_TYPE, render_events(g),
 			     NULL);

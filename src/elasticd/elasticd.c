@@ -178,15 +178,13 @@ static int load_policy(bool first)
  */
 static int check_user(void)
 {
-	const char *name = ctx.policy.elasticd_user[0]
-				   ? ctx.policy.elasticd_user
-				   : "root";
+	const char *name =
+	    ctx.policy.elasticd_user[0] ? ctx.policy.elasticd_user : "root";
 	struct passwd pw, *pwp = NULL;
 	char buf[4096];
 
 	if (getpwnam_r(name, &pw, buf, sizeof(buf), &pwp) || !pwp) {
-		logf_("%s: ElasticdUser=%s: no such user", ctx.conf_path,
-		      name);
+		logf_("%s: ElasticdUser=%s: no such user", ctx.conf_path, name);
 		return -1;
 	}
 	if (pw.pw_uid != geteuid()) {

@@ -33,7 +33,6 @@ enum job_role {
 	ROLE_UNIT, /* a unit elasticd submitted for a group */
 };
 
-
 /* How a job that is no longer running ended, as far as we care. */
 enum job_end {
 	END_NONE,      /* still pending or running */
@@ -50,7 +49,6 @@ enum job_end {
  */
 void model_job_state(uint32_t job_state, time_t preempt_time,
 		     enum job_phase *phase, enum job_end *end, bool *preempted);
-
 
 /* One job.  Strings belong to the snapshot that holds the job. */
 struct job_view {

@@ -285,8 +285,7 @@ int slurmio_submit(struct slurmio *io, const struct unit_request *u,
 
 	snprintf(name, sizeof(name), "elastic-unit-%u", u->tag.group);
 	snprintf(genv, sizeof(genv), "ELASTIC_GROUP=%u", u->tag.group);
-	if (unittag_format(&u->tag, tag, sizeof(tag)) >=
-	    (int)sizeof(tag))
+	if (unittag_format(&u->tag, tag, sizeof(tag)) >= (int)sizeof(tag))
 		return elastic_errorf(err, "unit tag too long");
 	slurm_init_job_desc_msg(&d);
 	d.name = name;

@@ -197,8 +197,14 @@ static void report_args(void **state)
 	assert_int_equal(r.exit_ms, 0);
 	assert_int_equal(route_parse_report("7", "86400000", &r, &why), 0);
 	assert_int_equal(r.exit_ms, 86400000);
-	static const char *const bad_gen[] = { NULL, "", "0", "-1", "+1",
-					       "1x", " 1", "0x10",
+	static const char *const bad_gen[] = { NULL,
+					       "",
+					       "0",
+					       "-1",
+					       "+1",
+					       "1x",
+					       " 1",
+					       "0x10",
 					       "9223372036854775809",
 					       "99999999999999999999" };
 	for (size_t i = 0; i < N(bad_gen); i++) {
@@ -207,8 +213,8 @@ static void report_args(void **state)
 				 -1);
 		assert_non_null(strstr(why, "generation:"));
 	}
-	static const char *const bad_ms[] = { "", "-1", "86400001", "1.5",
-					      "1e3", "ms" };
+	static const char *const bad_ms[] = { "",    "-1",  "86400001",
+					      "1.5", "1e3", "ms" };
 	for (size_t i = 0; i < N(bad_ms); i++) {
 		why = NULL;
 		assert_int_equal(route_parse_report("1", bad_ms[i], &r, &why),
@@ -397,11 +403,13 @@ static void header_bad(void **state)
 		const char *cred, *why;
 		size_t len;
 
-		assert_int_equal(apiauth_parse_header(big, &cred, &len, &why), 0);
+		assert_int_equal(apiauth_parse_header(big, &cred, &len, &why),
+				 0);
 		assert_int_equal(len, APIAUTH_CRED_MAX);
 		big[6 + APIAUTH_CRED_MAX] = 'A';
 		big[6 + APIAUTH_CRED_MAX + 1] = '\0';
-		assert_int_equal(apiauth_parse_header(big, &cred, &len, &why), -1);
+		assert_int_equal(apiauth_parse_header(big, &cred, &len, &why),
+				 -1);
 		assert_non_null(strstr(why, "too long"));
 	}
 	free(big);
@@ -595,10 +603,20 @@ static void has_keys(json_object *o, const char *const *keys, size_t n)
 }
 
 static const char *const group_keys[] = {
-	"id",	     "user",	    "uid",	   "account",
-	"state",     "min",	    "max",	   "generation",
-	"world_nodes", "master_addr", "grace",	   "last_exit_seconds",
-	"grace_warning", "members",
+	"id",
+	"user",
+	"uid",
+	"account",
+	"state",
+	"min",
+	"max",
+	"generation",
+	"world_nodes",
+	"master_addr",
+	"grace",
+	"last_exit_seconds",
+	"grace_warning",
+	"members",
 };
 static const char *const member_keys[] = { "job_id", "kind",  "state",
 					   "nnodes", "nodes", "in_world" };
@@ -670,8 +688,8 @@ static void json_group(void **state)
 	is_str(g, "state", "PENDING");
 	is_int(g, "generation", 0);
 	is_str(g, "master_addr", NULL);
-	assert_true(json_object_is_type(get(g, "last_exit_seconds"),
-					json_type_null));
+	assert_true(
+	    json_object_is_type(get(g, "last_exit_seconds"), json_type_null));
 	is_bool(g, "grace_warning", false);
 	assert_int_equal(json_object_array_length(get(g, "members")), 0);
 	json_object_put(g);

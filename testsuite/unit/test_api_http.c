@@ -164,10 +164,18 @@ static char *mint_for(uid_t uid, const char *method, const char *path, int ttl)
 	char payload[APIAUTH_PAYLOAD_MAX];
 
 	if (apiauth_request_payload(method, path,
-				    "0123456789abcdef0123456789abcdef",
-				    payload, sizeof(payload)) < 0)
+				    "0123456789abcdef0123456789abcdef", payload,
+				    sizeof(payload)) < 0)
 		return NULL;
 	return mint(uid, payload, ttl);
+}
+
+/* The Authorization value of a credential just minted (freed here). */
+static void munge_auth(char *cred, char *auth, size_t len)
+{
+	assert_non_null(cred);
+	snprintf(auth, len, "Munge %s", cred);
+	free(cred);
 }
 
 /* A file as TAP comments, for failures. */
@@ -417,14 +425,10 @@ static struct reply http(const char *method, const char *path, const char *auth,
 /* A request with a fresh credential of uid. */
 static struct reply as(uid_t uid, const char *method, const char *path)
 {
-	char *cred = mint_for(uid, method, path, 0), auth[4200];
-	struct reply r;
+	char auth[4200];
 
-	assert_non_null(cred);
-	snprintf(auth, sizeof(auth), "Munge %s", cred);
-	free(cred);
-	r = http(method, path, auth, NULL);
-	return r;
+	munge_auth(mint_for(uid, method, path, 0), auth, sizeof(auth));
+	return http(method, path, auth, NULL);
 }
 
 static json_object *json_of(struct reply *r)
@@ -577,7 +581,7 @@ static void no_credential(void **state)
 static void bad_credentials(void **state)
 {
 	struct reply r;
-	char *cred, auth[4200];
+	char auth[4200];
 
 	r = http("GET", "/v1/groups", "Basic dXNlcjpwYXNz", NULL);
 	error_says(&r, 401, "scheme");
@@ -587,10 +591,8 @@ static void bad_credentials(void **state)
 	error_says(&r, 401, "malformed");
 
 	/* Once only: the same credential again is a replay. */
-	cred = mint_for(getuid(), "GET", "/v1/groups", 0);
-	assert_non_null(cred);
-	snprintf(auth, sizeof(auth), "Munge %s", cred);
-	free(cred);
+	munge_auth(mint_for(getuid(), "GET", "/v1/groups", 0), auth,
+		   sizeof(auth));
 	r = http("GET", "/v1/groups", auth, NULL);
 	assert_int_equal(r.status, 200);
 	assert_true(r.signed_);
@@ -601,30 +603,20 @@ static void bad_credentials(void **state)
 	/* A credential bound to nothing, or to something else, does not
 	 * authenticate: one taken from a request is good for that request
 	 * alone. */
-	cred = mint(getuid(), NULL, 0);
-	assert_non_null(cred);
-	snprintf(auth, sizeof(auth), "Munge %s", cred);
-	free(cred);
+	munge_auth(mint(getuid(), NULL, 0), auth, sizeof(auth));
 	r = http("GET", "/v1/groups", auth, NULL);
 	error_says(&r, 401, "not bound to the request");
 	assert_false(r.signed_);
-	cred = mint(getuid(), "slurm", 0);
-	assert_non_null(cred);
-	snprintf(auth, sizeof(auth), "Munge %s", cred);
-	free(cred);
+	munge_auth(mint(getuid(), "slurm", 0), auth, sizeof(auth));
 	r = http("GET", "/v1/groups", auth, NULL);
 	error_says(&r, 401, "not an elasticd request");
-	cred = mint_for(getuid(), "GET", "/v1/groups/100", 0);
-	assert_non_null(cred);
-	snprintf(auth, sizeof(auth), "Munge %s", cred);
-	free(cred);
+	munge_auth(mint_for(getuid(), "GET", "/v1/groups/100", 0), auth,
+		   sizeof(auth));
 	r = http("POST", "/v1/groups/100/raise", auth, NULL);
 	error_says(&r, 401, "made for another request");
-	cred = mint_for(getuid(), "POST", "/v1/groups/100/report?generation=2",
-			0);
-	assert_non_null(cred);
-	snprintf(auth, sizeof(auth), "Munge %s", cred);
-	free(cred);
+	munge_auth(
+	    mint_for(getuid(), "POST", "/v1/groups/100/report?generation=2", 0),
+	    auth, sizeof(auth));
 	r = http("POST", "/v1/groups/100/report?generation=3", auth, NULL);
 	error_says(&r, 401, "made for another request");
 	assert_int_equal(api_take_raise_requests((uint32_t[4]){ 0 }, 4), 0);
@@ -632,12 +624,11 @@ static void bad_credentials(void **state)
 
 static void expired_credential(void **state)
 {
-	char *cred = mint_for(getuid(), "GET", "/v1/groups", 1), auth[4200];
+	char auth[4200];
 	struct reply r;
 
-	assert_non_null(cred);
-	snprintf(auth, sizeof(auth), "Munge %s", cred);
-	free(cred);
+	munge_auth(mint_for(getuid(), "GET", "/v1/groups", 1), auth,
+		   sizeof(auth));
 	sleep(3);
 	r = http("GET", "/v1/groups", auth, NULL);
 	error_says(&r, 401, "expired");
@@ -968,8 +959,8 @@ static void *impostor_run(void *arg)
 	if (c < 0)
 		return NULL;
 	while (got < sizeof(im->request) - 1 &&
-	       (n = read(c, im->request + got,
-			 sizeof(im->request) - 1 - got)) > 0) {
+	       (n = read(c, im->request + got, sizeof(im->request) - 1 - got)) >
+		   0) {
 		got += (size_t)n;
 		im->request[got] = '\0';
 		if (strstr(im->request, "\r\n\r\n"))
@@ -981,8 +972,7 @@ static void *impostor_run(void *arg)
 	return NULL;
 }
 
-static void impostor_start(struct impostor *im, const char *answer,
-			   size_t len)
+static void impostor_start(struct impostor *im, const char *answer, size_t len)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET };
 	socklen_t alen = sizeof(a);

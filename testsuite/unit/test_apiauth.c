@@ -28,7 +28,8 @@ static void request_payload(void **state)
 	(void)state;
 	n = apiauth_request_payload("GET", "/v1/groups/7", NONCE, buf,
 				    sizeof(buf));
-	assert_string_equal(buf, "elastic-api/1 request GET /v1/groups/7 " NONCE);
+	assert_string_equal(buf,
+			    "elastic-api/1 request GET /v1/groups/7 " NONCE);
 	assert_int_equal(n, strlen(buf));
 	assert_int_equal(apiauth_check_request(buf, (size_t)n, "GET",
 					       "/v1/groups/7", nonce, &why),
@@ -63,32 +64,29 @@ static void request_payload(void **state)
 			 -1);
 
 	/* Nothing bound, or something that is not ours. */
-	assert_int_equal(apiauth_check_request("", 0, "GET", "/v1/groups",
-					       nonce, &why),
-			 -1);
+	assert_int_equal(
+	    apiauth_check_request("", 0, "GET", "/v1/groups", nonce, &why), -1);
 	assert_non_null(strstr(why, "not bound"));
-	assert_int_equal(apiauth_check_request("slurm", 5, "GET", "/v1/groups",
-					       nonce, &why),
-			 -1);
+	assert_int_equal(
+	    apiauth_check_request("slurm", 5, "GET", "/v1/groups", nonce, &why),
+	    -1);
 	assert_non_null(strstr(why, "not an elasticd request"));
 
 	/* Malformed parts are not made into a payload. */
-	assert_int_equal(apiauth_request_payload("GET", "/a b", NONCE, buf,
-						 sizeof(buf)),
+	assert_int_equal(
+	    apiauth_request_payload("GET", "/a b", NONCE, buf, sizeof(buf)),
+	    -1);
+	assert_int_equal(
+	    apiauth_request_payload("GET", "v1", NONCE, buf, sizeof(buf)), -1);
+	assert_int_equal(
+	    apiauth_request_payload("GET", "/v1", "short", buf, sizeof(buf)),
+	    -1);
+	assert_int_equal(apiauth_request_payload(
+			     "GET", "/v1", "00112233445566778899AABBCCDDEEFF",
+			     buf, sizeof(buf)),
 			 -1);
-	assert_int_equal(apiauth_request_payload("GET", "v1", NONCE, buf,
-						 sizeof(buf)),
-			 -1);
-	assert_int_equal(apiauth_request_payload("GET", "/v1", "short", buf,
-						 sizeof(buf)),
-			 -1);
-	assert_int_equal(apiauth_request_payload("GET", "/v1",
-						 "00112233445566778899AABBCCDDEEFF",
-						 buf, sizeof(buf)),
-			 -1);
-	assert_int_equal(apiauth_request_payload("GET", "/v1/groups", NONCE,
-						 buf, 20),
-			 -1);
+	assert_int_equal(
+	    apiauth_request_payload("GET", "/v1/groups", NONCE, buf, 20), -1);
 }
 
 static void reply_payload(void **state)
@@ -101,26 +99,21 @@ static void reply_payload(void **state)
 	assert_int_equal(apihash_body("{}", 2, hash), 0);
 	n = apiauth_reply_payload(NONCE, 200, hash, buf, sizeof(buf));
 	assert_true(n > 0);
-	assert_int_equal(apiauth_check_reply(buf, (size_t)n, NONCE, 200, hash,
-					     &why),
-			 0);
+	assert_int_equal(
+	    apiauth_check_reply(buf, (size_t)n, NONCE, 200, hash, &why), 0);
 	/* Another request's answer, another status, another body. */
-	assert_int_equal(apiauth_check_reply(buf, (size_t)n, NONCE2, 200, hash,
-					     &why),
-			 -1);
+	assert_int_equal(
+	    apiauth_check_reply(buf, (size_t)n, NONCE2, 200, hash, &why), -1);
 	assert_non_null(strstr(why, "another request"));
-	assert_int_equal(apiauth_check_reply(buf, (size_t)n, NONCE, 404, hash,
-					     &why),
-			 -1);
+	assert_int_equal(
+	    apiauth_check_reply(buf, (size_t)n, NONCE, 404, hash, &why), -1);
 	assert_int_equal(apihash_body("{ }", 3, hash), 0);
-	assert_int_equal(apiauth_check_reply(buf, (size_t)n, NONCE, 200, hash,
-					     &why),
-			 -1);
+	assert_int_equal(
+	    apiauth_check_reply(buf, (size_t)n, NONCE, 200, hash, &why), -1);
 	assert_int_equal(apiauth_check_reply(NULL, 0, NONCE, 200, hash, &why),
 			 -1);
-	assert_int_equal(apiauth_reply_payload(NONCE, 200, "abc", buf,
-					       sizeof(buf)),
-			 -1);
+	assert_int_equal(
+	    apiauth_reply_payload(NONCE, 200, "abc", buf, sizeof(buf)), -1);
 }
 
 /* FIPS 180-2's test vectors. */
@@ -143,13 +136,11 @@ static void header(void **state)
 	size_t len;
 
 	(void)state;
-	assert_int_equal(apiauth_parse_header(" Munge MUNGE:abc: ", &cred, &len,
-					      &why),
-			 0);
+	assert_int_equal(
+	    apiauth_parse_header(" Munge MUNGE:abc: ", &cred, &len, &why), 0);
 	assert_int_equal(len, 10);
-	assert_int_equal(apiauth_parse_header("Munge MUNGE:a\"b", &cred, &len,
-					      &why),
-			 -1);
+	assert_int_equal(
+	    apiauth_parse_header("Munge MUNGE:a\"b", &cred, &len, &why), -1);
 }
 
 int main(void)

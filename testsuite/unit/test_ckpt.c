@@ -783,8 +783,8 @@ static void foreign_entries(void **state)
 		assert_int_equal(chown(at("job/ckpt-10.pt"), u, g), 0);
 		assert_int_equal(chown(at("job/ckpt-20.pt"), u, g), 0);
 		/* The attacker's, with a later step. */
-		assert_int_equal(chown(at("job/ckpt-99999999.pt"), 54321, 54321),
-				 0);
+		assert_int_equal(
+		    chown(at("job/ckpt-99999999.pt"), 54321, 54321), 0);
 		mkd("theirs");
 		put("theirs/ckpt-1.pt", 1);
 		assert_int_equal(chown(at("theirs"), 54321, 54321), 0);
@@ -801,8 +801,8 @@ static void foreign_entries(void **state)
 		char path[CKPT_PATH_MAX];
 		FILE *f = fdopen(pipefd[1], "w");
 
-		if (geteuid() == 0 && (setgroups(0, NULL) || setgid(g) ||
-				       setuid(u)))
+		if (geteuid() == 0 &&
+		    (setgroups(0, NULL) || setgid(g) || setuid(u)))
 			_exit(100);
 		if (ckpt_list(at("job"), &l, &err) < 0)
 			_exit(101);

@@ -245,9 +245,8 @@ static void test_client(void **state)
 	assert_int_equal(apiclient_init(&c, &a, NULL, "daemon", "t", &err), 0);
 	assert_string_equal(c.munge_socket, "");
 	assert_int_equal(c.server_uid, 1);
-	assert_int_equal(apiclient_init(&c, &a, NULL, "no-such-user-here", "t",
-					&err),
-			 -1);
+	assert_int_equal(
+	    apiclient_init(&c, &a, NULL, "no-such-user-here", "t", &err), -1);
 	assert_string_equal(err.text, "ElasticdUser=no-such-user-here: no "
 				      "such user here (the user elasticd runs "
 				      "as)");
@@ -261,9 +260,9 @@ static void test_job_is_ours(void **state)
 
 	(void)state;
 	/* The base itself, and a unit of it, owned by the base's owner. */
-	assert_int_equal(members_job_is_ours(10, 1000, 10, 1000,
-					     "elastic:v1 min=1", &err),
-			 0);
+	assert_int_equal(
+	    members_job_is_ours(10, 1000, 10, 1000, "elastic:v1 min=1", &err),
+	    0);
 	assert_int_equal(
 	    members_job_is_ours(10, 1000, 11, 1000,
 				"elastic-unit:v1 group=10 kind=preemptible "
@@ -287,9 +286,9 @@ static void test_job_is_ours(void **state)
 			 -1);
 	assert_string_equal(err.text, "elasticd's world names job 12, which "
 				      "is not a unit of job 10");
-	assert_int_equal(members_job_is_ours(10, 1000, 12, 1000,
-					     "elastic:v1 min=1", &err),
-			 -1);
+	assert_int_equal(
+	    members_job_is_ours(10, 1000, 12, 1000, "elastic:v1 min=1", &err),
+	    -1);
 	assert_int_equal(
 	    members_job_is_ours(10, 1000, 13, 1000,
 				"elastic-unit:v1 group=9 kind=ondemand "

@@ -30,9 +30,9 @@ static void unit_tag_round_trip(void **state)
 	assert_memory_equal(&t, &u, sizeof(t));
 	/* Any order; unknown keys of later releases skipped. */
 	assert_int_equal(unittag_parse("elastic-unit:v1 nodes=2 "
-					      "future=x kind=preemptible "
-					      "group=7",
-					      &u, &err),
+				       "future=x kind=preemptible "
+				       "group=7",
+				       &u, &err),
 			 0);
 	assert_int_equal(u.group, 7);
 	assert_int_equal(u.kind, UNIT_PREEMPTIBLE);

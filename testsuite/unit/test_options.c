@@ -1871,19 +1871,18 @@ static void expand_path(void **state)
 	 * Fail closed: "%h/x" is never "/x". */
 	assert_int_equal(
 	    options_expand_path("%h/%u/x", "1", "", "", out, sizeof(out)), -1);
-	assert_int_equal(options_expand_path("%h/x", "1", "alice", "", out,
-					     sizeof(out)),
-			 -1);
-	assert_int_equal(options_expand_path("/s/%u/x", "1", NULL, "/h", out,
-					     sizeof(out)),
-			 -1);
-	assert_int_equal(options_expand_path("/s/%j", "", "alice", "/h", out,
-					     sizeof(out)),
-			 -1);
+	assert_int_equal(
+	    options_expand_path("%h/x", "1", "alice", "", out, sizeof(out)),
+	    -1);
+	assert_int_equal(
+	    options_expand_path("/s/%u/x", "1", NULL, "/h", out, sizeof(out)),
+	    -1);
+	assert_int_equal(
+	    options_expand_path("/s/%j", "", "alice", "/h", out, sizeof(out)),
+	    -1);
 	/* What the pattern does not use may be unknown. */
-	assert_int_equal(options_expand_path("/s/%j", "1", "", "", out,
-					     sizeof(out)),
-			 0);
+	assert_int_equal(
+	    options_expand_path("/s/%j", "1", "", "", out, sizeof(out)), 0);
 	assert_string_equal(out, "/s/1");
 }
 

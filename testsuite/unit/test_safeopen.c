@@ -147,8 +147,8 @@ static int owned_opens(const char *rel)
 		elastic_error_t err;
 		int fd;
 
-		if (geteuid() == 0 && (setgroups(0, NULL) || setgid(G) ||
-				       setuid(U)))
+		if (geteuid() == 0 &&
+		    (setgroups(0, NULL) || setgid(G) || setuid(U)))
 			_exit(100);
 		fd = safeopen_dir_owned(p, U, G, &err);
 		if (fd < 0)
