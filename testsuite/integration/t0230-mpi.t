@@ -142,7 +142,15 @@ like "... at step $step_b" "$(cat "$W/mpirun.2.out")" \
 unit2=$(as_user sbatch --parsable -N1 -J mpi-unit -D "$W" -o /dev/null -t 30 --wrap 'exec sleep 1800')
 ok "a second unit job runs" wait_until 30 job_running "$unit2"
 echo "$base $unit2" >"$W/members"
-mpirun_pid=$(pgrep -u "$TEST_USER" -x mpirun)
+# This job's mpirun (its batch script's), not another cluster's.
+job_mpirun() {
+	local p
+	for p in $(pgrep -u "$TEST_USER" -x mpirun); do
+		tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "SLURM_JOB_ID=$base" && echo "$p" && return 0
+	done
+	return 1
+}
+mpirun_pid=$(job_mpirun)
 like "mpirun runs in the base job's batch script" "$mpirun_pid" '^[0-9]+$'
 [[ $mpirun_pid =~ ^[0-9]+$ ]] && kill -URG "$mpirun_pid"
 ok "SIGURG to mpirun: it exits 75 after a checkpoint" wait_until 30 log_has "$W/base.out" 'exit restart=2 rc=75'

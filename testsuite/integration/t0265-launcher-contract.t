@@ -47,7 +47,8 @@ ok "its ranks train" wait_until 120 eval '[ "$(steps_of)" -ge 5 ]'
 rank_pid() { # rank_pid RANK RESTART
 	local p
 	for p in $(pgrep -u "$TEST_USER" -f "$EX/train_ddp.py"); do
-		tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "RANK=$1" &&
+		tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "ELASTIC_JOB_ID=$jid" &&
+			tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "RANK=$1" &&
 			tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "ELASTIC_RESTART_COUNT=$2" &&
 			echo "$p" && return 0
 	done
