@@ -277,10 +277,13 @@ def run_python(code, **environ):
     e["PYTHONPATH"] = os.pathsep.join(
         [os.path.dirname(os.path.dirname(os.path.abspath(se.__file__)))]
         + ([e["PYTHONPATH"]] if e.get("PYTHONPATH") else []))
+    # SIGINT as a terminal starts it: a shell's background jobs (a CI
+    # runner's, say) inherit it ignored, and the module rightly keeps that.
     return subprocess.run([sys.executable, "-c", textwrap.dedent(code)],
                           env=e, stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, universal_newlines=True,
-                          timeout=60)
+                          timeout=60, preexec_fn=lambda: signal.signal(
+                              signal.SIGINT, signal.SIG_DFL))
 
 
 class FreshProcess(unittest.TestCase):
