@@ -7,7 +7,7 @@
 . "$(dirname "$0")/elasticd.sh"
 ed_setup
 
-plan 16
+plan 17
 
 ok "elasticd starts on ctl" mc_ed_start
 fill=$(filler base 2)
@@ -26,6 +26,15 @@ units_ok() {
 }
 
 # --- slurmctld dies mid-resize ------------------------------------------------
+# What slurmctld has not saved yet, a kill -9 loses: a base submitted a
+# few seconds ago would be gone, as on any cluster.  The resize, not the
+# submission, is what dies here: a job change makes slurmctld save (within
+# its 5 s save delay); wait for that save.
+saved() { stat -c %.9Y "$MC_DIR/state/job_state" 2>/dev/null; }
+s0=$(saved)
+scontrol update JobId="$fill" Comment=saved
+ok "slurmctld has saved the group's jobs" wait_until 30 eval '[ "$(saved)" != "$s0" ]'
+
 scancel "$fill"
 ok "freeing 2 nodes starts a resize" wait_until 30 resizing "$base"
 t0=$(now)
