@@ -28,7 +28,6 @@
 
 #include <curl/curl.h>
 #include <json-c/json.h>
-#include <munge.h>
 #include <slurm/slurm.h>
 
 #include "apiclient/apiclient.h"
@@ -163,16 +162,14 @@ static int configure(struct ctl *c, const char *opt_server,
 	 * where it must answer. */
 	if (policy_load(&p, c->conf_path, NULL, &err) == 0) {
 		conf = &p;
-	} else if (!server || !c->munge_from) {
-		die_msg("%s (or give --server and --munge-socket)", err.text);
-		return EXIT_FAIL;
-	}
-	if (conf) {
 		if (!c->munge_from && p.elasticd_munge_socket[0]) {
 			snprintf(c->munge_socket, sizeof(c->munge_socket), "%s",
 				 p.elasticd_munge_socket);
 			c->munge_from = "ElasticdMungeSocket";
 		}
+	} else if (!server || !c->munge_from) {
+		die_msg("%s (or give --server and --munge-socket)", err.text);
+		return EXIT_FAIL;
 	}
 	if (!c->munge_from)
 		c->munge_from = "munge's default";
