@@ -1143,6 +1143,99 @@ static void publish_under_load(void **state)
 	}
 }
 
+/* Clients on many hosts that open connections and trickle a request's
+ * headers a byte at a time (8 per address, the most one address may hold,
+ * from 40 addresses: more than the server's 256) do not keep anyone else
+ * out, and none of their connections outlives the time allowed to send a
+ * request. */
+#define SLOW_HOSTS 40
+#define SLOW_PER   8
+static int slow_connect(unsigned host)
+{
+	struct sockaddr_in src = { .sin_family = AF_INET }, dst = src;
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	static const char start[] = "GET /healthz HTTP/1.1\r\nX-Slow: ";
+
+	if (fd < 0)
+		return -1;
+	src.sin_addr.s_addr = htonl(INADDR_LOOPBACK + 10 + host);
+	dst.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	dst.sin_port = htons((uint16_t)t.port);
+	if (bind(fd, (struct sockaddr *)&src, sizeof(src)) ||
+	    connect(fd, (struct sockaddr *)&dst, sizeof(dst)) ||
+	    send(fd, start, sizeof(start) - 1, MSG_NOSIGNAL) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* The connection still open: a byte goes out and no end of stream (or
+ * reset) has come back. */
+static bool slow_open(int fd)
+{
+	char c;
+	ssize_t n;
+
+	if (send(fd, "a", 1, MSG_NOSIGNAL | MSG_DONTWAIT) < 0 &&
+	    errno != EAGAIN)
+		return false;
+	n = recv(fd, &c, 1, MSG_DONTWAIT);
+	return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
+}
+
+static void slow_clients_many_hosts(void **state)
+{
+	int fd[SLOW_HOSTS * SLOW_PER];
+	unsigned i, opened = 0, open = 0, answered = 0, asked = 0;
+	double t0 = now_s(), deadline;
+
+	for (i = 0; i < SLOW_HOSTS * SLOW_PER; i++)
+		if ((fd[i] = slow_connect(i / SLOW_PER)) >= 0)
+			opened++;
+	/* Some are refused when the table is full: at least the table. */
+	assert_true(opened >= 256);
+	/* Others are answered while they trickle, within 2 s each. */
+	while (now_s() - t0 < 3) {
+		struct reply r = http("GET", "/healthz", NULL, NULL);
+
+		asked++;
+		answered += r.status == 200;
+		free(r.body);
+		for (i = 0; i < SLOW_HOSTS * SLOW_PER; i++)
+			if (fd[i] >= 0 && !slow_open(fd[i])) {
+				close(fd[i]);
+				fd[i] = -1;
+			}
+		usleep(200000);
+	}
+	assert_true(asked >= 3);
+	assert_int_equal(answered, asked);
+	/* Every slow connection is closed 5 s after it opened (plus the
+	 * half-second rounds that find it). */
+	deadline = t0 + 5 + 3;
+	do {
+		open = 0;
+		for (i = 0; i < SLOW_HOSTS * SLOW_PER; i++) {
+			if (fd[i] < 0)
+				continue;
+			if (slow_open(fd[i])) {
+				open++;
+			} else {
+				close(fd[i]);
+				fd[i] = -1;
+			}
+		}
+		if (open)
+			usleep(200000);
+	} while (open && now_s() < deadline);
+	for (i = 0; i < SLOW_HOSTS * SLOW_PER; i++)
+		if (fd[i] >= 0)
+			close(fd[i]);
+	assert_int_equal(open, 0);
+	assert_true(now_s() - t0 > 4); /* not cut before their time */
+}
+
 /* A group that leaves the view leaves the API. */
 static void republish(void **state)
 {
@@ -1212,6 +1305,7 @@ int main(void)
 		cmocka_unit_test(cli_unreachable),
 		cmocka_unit_test(cli_impostor),
 		cmocka_unit_test(publish_under_load),
+		cmocka_unit_test(slow_clients_many_hosts),
 		cmocka_unit_test(republish),
 		cmocka_unit_test(stop_and_restart),
 	};
