@@ -15,8 +15,13 @@ const char *unittag_kind_name(enum unit_kind k)
 
 int unittag_format(const struct unit_tag *t, char *buf, size_t len)
 {
-	return snprintf(buf, len, UNIT_TAG_PREFIX " group=%u kind=%s nodes=%u",
-			t->group, unittag_kind_name(t->kind), t->nodes);
+	if (!t->request)
+		return snprintf(buf, len,
+				UNIT_TAG_PREFIX " group=%u kind=%s nodes=%u",
+				t->group, unittag_kind_name(t->kind), t->nodes);
+	return snprintf(
+	    buf, len, UNIT_TAG_PREFIX " group=%u kind=%s nodes=%u req=%u",
+	    t->group, unittag_kind_name(t->kind), t->nodes, t->request);
 }
 
 int unittag_parse(const char *s, struct unit_tag *ret, elastic_error_t *err)
@@ -64,6 +69,11 @@ int unittag_parse(const char *s, struct unit_tag *ret, elastic_error_t *err)
 				return elastic_errorf(err,
 						      "unit tag: bad nodes");
 			t.nodes = v;
+		} else if (!strcmp(word, "req")) {
+			bit = 8;
+			if (parse_uint(eq, 1, UINT32_MAX, &v) != PARSE_OK)
+				return elastic_errorf(err, "unit tag: bad req");
+			t.request = v;
 		} else {
 			continue; /* a later release's key */
 		}
@@ -71,7 +81,7 @@ int unittag_parse(const char *s, struct unit_tag *ret, elastic_error_t *err)
 			return elastic_errorf(err, "unit tag: %s twice", word);
 		seen |= bit;
 	}
-	if (seen != 7)
+	if ((seen & 7) != 7)
 		return elastic_errorf(err, "unit tag: incomplete");
 	*ret = t;
 	return 0;

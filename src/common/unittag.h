@@ -8,7 +8,7 @@
 
 /*
  * The tag of a unit job: "elastic-unit:v1 group=12 kind=preemptible
- * nodes=2" in its AdminComment, set only by elasticd (AdminComment is
+ * nodes=2 req=7" in its AdminComment, set only by elasticd (AdminComment is
  * admin-only), read by elasticd and by the launcher (which launches into
  * no job that is not its own group's).
  */
@@ -25,11 +25,16 @@ struct unit_tag {
 	uint32_t group; /* the base job's id */
 	enum unit_kind kind;
 	uint32_t nodes; /* what the unit asked for */
+	/* elasticd's number for the submission ("req=", optional; 0: none):
+	 * a unit seen in Slurm before its submission's answer came back is
+	 * known by it */
+	uint32_t request;
 };
 
 int unittag_format(const struct unit_tag *t, char *buf, size_t len);
-/* Strict: the prefix, then group, kind and nodes, each once, in any
- * order; unknown keys (a later release's) are skipped.  0 or -1. */
+/* Strict: the prefix, then group, kind and nodes, each once, and req at
+ * most once, in any order; unknown keys (a later release's) are skipped.
+ * 0 or -1. */
 int unittag_parse(const char *s, struct unit_tag *ret, elastic_error_t *err);
 
 #endif

@@ -115,7 +115,7 @@ static struct snapshot *build(unsigned nodes, unsigned groups,
 			bool running = held + o->step <= share;
 
 			struct unit_tag ut = { base_id, UNIT_PREEMPTIBLE,
-					       o->step };
+					       o->step, 0 };
 			char utag[UNIT_TAG_MAX + 1];
 
 			unittag_format(&ut, utag, sizeof(utag));

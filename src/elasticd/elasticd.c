@@ -38,6 +38,7 @@
 #include "common/policy.h"
 #include "reconcile.h"
 #include "slurmio.h"
+#include "submitq.h"
 
 #define PROG		"elasticd"
 #define STATE_FILE	"groups"
@@ -56,6 +57,7 @@ static struct {
 	bool journal; /* stderr is the journal: it adds the time */
 	struct slurmio *io;
 	struct reconcile *rec;
+	struct submitq *subq;
 	struct action_list actions;
 	struct elasticd_metrics m;
 	char state_path[PATH_MAX];
@@ -270,21 +272,21 @@ static void perform(struct action_list *l, int64_t now)
 
 	for (size_t i = 0; i < l->n; i++) {
 		const struct action *a = &l->a[i];
-		uint32_t id = 0;
 
 		switch (a->type) {
 		case ACTION_NOTE:
 			logf_("%s", a->text);
 			break;
 		case ACTION_SUBMIT:
-			if (slurmio_submit(ctx.io, &a->unit, &id, &err) < 0) {
-				logf_("%s: refused: %s", a->text, err.text);
-				id = 0;
-			} else {
-				logf_("%s: job %u", a->text, id);
+			/* Answered at a later cycle (submit_answers). */
+			if (submitq_push(ctx.subq, a->group, a->token, &a->unit,
+					 a->text) < 0) {
+				logf_("%s: not submitted: %zu submissions "
+				      "wait already",
+				      a->text, submitq_busy(ctx.subq));
+				reconcile_submitted(ctx.rec, a->group, a->token,
+						    0, now);
 			}
-			reconcile_submitted(ctx.rec, a->group, a->token, id,
-					    now);
 			break;
 		case ACTION_CANCEL:
 			if (slurmio_cancel(ctx.io, a->job, &err) < 0)
@@ -309,6 +311,31 @@ static void perform(struct action_list *l, int64_t now)
 				logf_("%s: jobs %s", a->text, jobs);
 			break;
 		}
+		}
+	}
+}
+
+/* A submission, on a submitq thread. */
+static int submit_unit(void *arg, const struct unit_request *u, uint32_t *job,
+		       elastic_error_t *err)
+{
+	return slurmio_submit(arg, u, job, err);
+}
+
+/* The submissions slurmctld answered since the last cycle. */
+static void submit_answers(int64_t now)
+{
+	struct submitq_item it[16];
+	size_t n;
+
+	while ((n = submitq_take(ctx.subq, it, 16)) > 0) {
+		for (size_t i = 0; i < n; i++) {
+			if (it[i].job)
+				logf_("%s: job %u", it[i].text, it[i].job);
+			else
+				logf_("%s: refused: %s", it[i].text, it[i].err);
+			reconcile_submitted(ctx.rec, it[i].group, it[i].token,
+					    it[i].job, now);
 		}
 	}
 }
@@ -366,6 +393,7 @@ static void cycle(void)
 		logf_("slurmctld answers again");
 	ctx.ctld_down = false;
 
+	submit_answers(now);
 	t0 = mono();
 	if (reconcile_pass(ctx.rec, s, &ctx.policy, now, &ctx.actions, &err) <
 	    0)
@@ -464,7 +492,9 @@ int main(int argc, char **argv)
 	reconcile_config_defaults(&rc);
 	ctx.io = slurmio_create();
 	ctx.rec = reconcile_create(&rc);
-	if (!ctx.io || !ctx.rec) {
+	ctx.subq = ctx.io ? submitq_create(SUBMITQ_WORKERS, submit_unit, ctx.io)
+			  : NULL;
+	if (!ctx.io || !ctx.rec || !ctx.subq) {
 		logf_("out of memory");
 		return 1;
 	}
@@ -504,6 +534,11 @@ int main(int argc, char **argv)
 			ctx.conf_st.st_ino = 0; /* re-read at the next cycle */
 	}
 	api_stop();
+	/* What slurmctld answered is known before the state is saved. */
+	submitq_stop(ctx.subq);
+	submit_answers(now_ms());
+	submitq_destroy(ctx.subq);
+	ctx.subq = NULL;
 	state_save();
 	action_list_free(&ctx.actions);
 	reconcile_destroy(ctx.rec);

@@ -974,7 +974,7 @@ static int submit(struct reconcile *r, struct group *g,
 	if (!a)
 		return -1;
 	a->token = ++g->next_token;
-	a->unit.tag = (struct unit_tag){ g->id, kind, size };
+	a->unit.tag = (struct unit_tag){ g->id, kind, size, a->token };
 	snprintf(a->unit.partition, sizeof(a->unit.partition), "%s",
 		 parts->name[0]);
 	snprintf(a->unit.qos, sizeof(a->unit.qos), "%s", qos);
@@ -992,6 +992,29 @@ static int submit(struct reconcile *r, struct group *g,
 	g->submitted++;
 	r->submitted++;
 	++*pending_units(r, g->uid, &tmp);
+	return 0;
+}
+
+/* Slack between Slurm's clock (a unit's submit time) and ours. */
+#define SUBMIT_CLOCK_SLACK_MS 5000
+
+/*
+ * The unit a submission made, seen in Slurm before the submission's answer
+ * reached us (submissions run beside the loop): the one of the group whose
+ * tag carries the submission's number, submitted since.  Numbers start
+ * again when elasticd does; the time tells an older unit with the same
+ * number apart.  0 if none.
+ */
+static uint32_t submitted_unit(const struct group *g, const struct expect *e)
+{
+	for (size_t i = 0; i < g->nunits; i++) {
+		const struct job_view *u = g->units[i];
+
+		if (u->unit.request == e->token &&
+		    (int64_t)u->submit_time * 1000 >=
+			e->at - SUBMIT_CLOCK_SLACK_MS)
+			return u->id;
+	}
 	return 0;
 }
 
@@ -1113,8 +1136,13 @@ static int step_running(struct reconcile *r, struct group *g,
 
 		for (size_t i = 0; i < g->nexpect; i++) {
 			struct expect *e = &g->expect[i];
-			const struct job_view *j =
-			    e->job ? snapshot_find(r->snap, e->job) : NULL;
+			const struct job_view *j;
+
+			if (!e->job && (e->job = submitted_unit(g, e))) {
+				g->submit_failures = 0;
+				r->units_submitted++;
+			}
+			j = e->job ? snapshot_find(r->snap, e->job) : NULL;
 
 			if (j ||
 			    now - e->at > (int64_t)r->cfg.expect_timeout_ms)

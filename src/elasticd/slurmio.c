@@ -56,17 +56,17 @@ void slurmio_destroy(struct slurmio *io)
 
 uint64_t slurmio_rpcs_total(const struct slurmio *io)
 {
-	return io->rpcs;
+	return __atomic_load_n(&io->rpcs, __ATOMIC_RELAXED);
 }
 
 uint64_t slurmio_rpcs_cycle(const struct slurmio *io)
 {
-	return io->rpcs_cycle;
+	return __atomic_load_n(&io->rpcs_cycle, __ATOMIC_RELAXED);
 }
 
 void slurmio_cycle(struct slurmio *io)
 {
-	io->rpcs_cycle = 0;
+	__atomic_store_n(&io->rpcs_cycle, 0, __ATOMIC_RELAXED);
 }
 
 uint64_t slurmio_bad_tags(const struct slurmio *io)
@@ -83,10 +83,11 @@ static void free_job_info(job_info_msg_t *msg)
 	slurm_free_job_info_msg(msg);
 }
 
+/* Submissions count from their own threads (submitq.h). */
 static void rpc(struct slurmio *io)
 {
-	io->rpcs++;
-	io->rpcs_cycle++;
+	__atomic_fetch_add(&io->rpcs, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&io->rpcs_cycle, 1, __ATOMIC_RELAXED);
 }
 
 /* The owner's name (for the policy's per-user rules), cached. */

@@ -18,7 +18,7 @@
 
 static void unit_tag_round_trip(void **state)
 {
-	struct unit_tag t = { 4294967295u, UNIT_ONDEMAND, 65535 }, u;
+	struct unit_tag t = { 4294967295u, UNIT_ONDEMAND, 65535, 0 }, u;
 	elastic_error_t err;
 	char buf[UNIT_TAG_MAX + 1];
 	int len = unittag_format(&t, buf, sizeof(buf));
@@ -37,6 +37,15 @@ static void unit_tag_round_trip(void **state)
 	assert_int_equal(u.group, 7);
 	assert_int_equal(u.kind, UNIT_PREEMPTIBLE);
 	assert_int_equal(u.nodes, 2);
+	assert_int_equal(u.request, 0);
+	/* The submission's number, when it has one. */
+	t.request = 4294967295u;
+	len = unittag_format(&t, buf, sizeof(buf));
+	assert_string_equal(buf, "elastic-unit:v1 group=4294967295 "
+				 "kind=ondemand nodes=65535 req=4294967295");
+	assert_true(len < UNIT_TAG_MAX);
+	assert_int_equal(unittag_parse(buf, &u, &err), 0);
+	assert_memory_equal(&t, &u, sizeof(t));
 }
 
 static void unit_tag_bad(void **state)
@@ -56,12 +65,16 @@ static void unit_tag_bad(void **state)
 		"elastic-unit:v1 group=1 kind=ondemand nodes=+1",
 		"elastic-unit:v1 group=1 group=2 kind=ondemand nodes=1",
 		"elastic-unit:v1 group=1 kind=ondemand nodes=1 junk",
+		"elastic-unit:v1 group=1 kind=ondemand nodes=1 req=0",
+		"elastic-unit:v1 group=1 kind=ondemand nodes=1 req=x",
+		"elastic-unit:v1 group=1 kind=ondemand nodes=1 req=1 req=2",
+		"elastic-unit:v1 group=1 kind=ondemand req=1",
 		"elastic-unit:v1 group=1 kind=ondemand nodes=1 "
 		"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
 		"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
 		"=1",
 	};
-	struct unit_tag u = { 9, UNIT_ONDEMAND, 9 }, before = u;
+	struct unit_tag u = { 9, UNIT_ONDEMAND, 9, 9 }, before = u;
 	elastic_error_t err;
 
 	for (size_t i = 0; i < N(bad); i++) {

@@ -38,7 +38,7 @@ struct sjob {
 	struct unit_tag unit;
 	char partition[32];
 	uint32_t time_limit;
-	time_t start, end_time;
+	time_t submit, start, end_time;
 };
 
 struct sim {
@@ -54,6 +54,11 @@ struct sim {
 	int64_t now; /* ms */
 	bool refuse; /* slurmctld refuses submissions */
 	bool ignore; /* submissions vanish (never answered) */
+	bool late;   /* answers held back until deliver() */
+	struct {
+		uint32_t group, token, job;
+	} held[64];
+	size_t nheld;
 	/* what the last pass did */
 	unsigned submits, submits_od, cancels, raises, notes;
 	uint32_t submit_nodes[64];
@@ -86,6 +91,7 @@ static struct sjob *add(struct sim *s, enum job_role role, enum job_phase phase,
 	j->phase = phase;
 	j->nnodes = nnodes;
 	j->uid = OWNER;
+	j->submit = (time_t)(s->now / 1000);
 	return j;
 }
 
@@ -200,6 +206,7 @@ static struct snapshot *snap_of(struct sim *s)
 		j.user = s->user;
 		j.account = s->account;
 		j.partition = t->partition;
+		j.submit_time = t->submit;
 		j.start_time = t->start;
 		j.end_time = t->end_time;
 		j.time_limit = t->time_limit;
@@ -255,6 +262,13 @@ static void pass_on(struct sim *s, bool same_snapshot)
 			u = add(s, ROLE_UNIT, PHASE_PENDING, a->unit.tag.nodes);
 			u->unit = a->unit.tag;
 			strcpy(u->partition, a->unit.partition);
+			if (s->late) {
+				assert_true(s->nheld < N(s->held));
+				s->held[s->nheld].group = a->group;
+				s->held[s->nheld].token = a->token;
+				s->held[s->nheld++].job = u->id;
+				break;
+			}
 			reconcile_submitted(s->r, a->group, a->token, u->id,
 					    s->now);
 			break;
@@ -286,6 +300,15 @@ static void pass_on(struct sim *s, bool same_snapshot)
 static void pass(struct sim *s)
 {
 	pass_on(s, false);
+}
+
+/* The held answers of submissions arrive. */
+static void deliver(struct sim *s)
+{
+	for (size_t i = 0; i < s->nheld; i++)
+		reconcile_submitted(s->r, s->held[i].group, s->held[i].token,
+				    s->held[i].job, s->now);
+	s->nheld = 0;
 }
 
 static void advance(struct sim *s, int64_t ms)
@@ -1241,19 +1264,19 @@ static void orphans(void **state)
 	s = sim_start(&o);
 	/* A unit of a group whose base is gone from slurmctld. */
 	u = add(s, ROLE_UNIT, PHASE_RUNNING, 1);
-	u->unit = (struct unit_tag){ 99, UNIT_PREEMPTIBLE, 1 };
+	u->unit = (struct unit_tag){ 99, UNIT_PREEMPTIBLE, 1, 0 };
 	/* A unit of a base that ended before elasticd saw it. */
 	v = add(s, ROLE_BASE, PHASE_GONE, 1);
 	v->end = END_COMPLETE;
 	w = add(s, ROLE_UNIT, PHASE_PENDING, 1);
-	w->unit = (struct unit_tag){ v->id, UNIT_PREEMPTIBLE, 1 };
+	w->unit = (struct unit_tag){ v->id, UNIT_PREEMPTIBLE, 1, 0 };
 	pass(s);
 	assert_int_equal(s->cancels, 2);
 	assert_int_equal(job(s, u->id)->phase, PHASE_GONE);
 	assert_int_equal(job(s, w->id)->phase, PHASE_GONE);
 	/* A unit of our group with another owner: never used. */
 	u = add(s, ROLE_UNIT, PHASE_RUNNING, 1);
-	u->unit = (struct unit_tag){ BASE, UNIT_PREEMPTIBLE, 1 };
+	u->unit = (struct unit_tag){ BASE, UNIT_PREEMPTIBLE, 1, 0 };
 	u->uid = 4242;
 	pass(s);
 	assert_int_equal(s->cancels, 1);
@@ -1273,7 +1296,7 @@ static void orphan_cancel_retried(void **state)
 	opts_step(&o, 1, 2, 1);
 	s = sim_start(&o);
 	u = add(s, ROLE_UNIT, PHASE_RUNNING, 1);
-	u->unit = (struct unit_tag){ 99, UNIT_PREEMPTIBLE, 1 };
+	u->unit = (struct unit_tag){ 99, UNIT_PREEMPTIBLE, 1, 0 };
 	id = u->id;
 	pass(s);
 	assert_int_equal(s->cancels, 1);
@@ -1289,6 +1312,45 @@ static void orphan_cancel_retried(void **state)
 }
 
 /* ------------------------------------------------------------ idempotence */
+
+/* Submissions run beside the loop: a pass may see a unit in Slurm before
+ * its submission's answer arrives.  It is that submission's unit (its tag
+ * says which), not one more: none is cancelled, none submitted again. */
+static void answers_late(void **state)
+{
+	struct elastic_opts o;
+	struct sim *s;
+	uint32_t ids[8] = { 0 };
+
+	(void)state;
+	opts_step(&o, 1, 4, 1);
+	s = sim_start(&o);
+	s->late = true;
+	pass(s);
+	assert_int_equal(s->submits, 3);
+	assert_int_equal(s->nheld, 3);
+	for (int i = 0; i < 3; i++) {
+		advance(s, 1000);
+		pass(s);
+		assert_int_equal(s->submits, 0);
+		assert_int_equal(s->cancels, 0);
+		if (i == 1)
+			start_pending(s, ANY);
+	}
+	/* Past the time a submission may take: still those units. */
+	advance(s, 61000);
+	pass(s);
+	assert_int_equal(s->submits, 0);
+	assert_int_equal(s->cancels, 0);
+	deliver(s);
+	advance(s, 1000);
+	pass(s);
+	assert_int_equal(s->submits, 0);
+	assert_int_equal(s->cancels, 0);
+	assert_int_equal(units(s, PHASE_RUNNING, ANY, ids, 8), 3);
+	s->late = false;
+	sim_free(s);
+}
 
 static void idempotent(void **state)
 {
@@ -1446,7 +1508,7 @@ static void surplus_released(void **state)
 	assert_int_equal(s->cancels, 1); /* one pending unit too many */
 	/* A running 2-node unit in a step-1 group: no slot fits it. */
 	u = add(s, ROLE_UNIT, PHASE_RUNNING, 2);
-	u->unit = (struct unit_tag){ BASE, UNIT_PREEMPTIBLE, 2 };
+	u->unit = (struct unit_tag){ BASE, UNIT_PREEMPTIBLE, 2, 0 };
 	pass(s);
 	assert_int_equal(s->cancels, 1);
 	assert_int_equal(s->cancelled[0], u->id);
@@ -1716,6 +1778,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(no_partition),
 		cmocka_unit_test(surplus_released),
 		cmocka_unit_test(restart_adopts),
+		cmocka_unit_test(answers_late),
 		cmocka_unit_test(restart_with_state),
 		cmocka_unit_test(restored_world_checked),
 		cmocka_unit_test(state_text),
