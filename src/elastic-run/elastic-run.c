@@ -491,14 +491,55 @@ static void member_list(const struct members *ms, char *out, size_t len)
 	}
 }
 
+/* current_members(): the batch job was told to stop while waiting. */
+#define MEMBERS_STOPPED (-2)
+
+/* A world elasticd stands by: not one that lost members with no new one
+ * formed yet (elasticd says DEGRADED). */
+static bool world_current(const struct members *ms, uint64_t after_gen)
+{
+	return !ms->degraded || ms->generation > after_gen;
+}
+
+/*
+ * elasticd formed worlds of the group and has no current one: the world
+ * lost members and, past the fault timeout, fewer nodes than
+ * --elastic-min are left (elasticd says DEGRADED).  What is left (the
+ * base alone, say) is a size the job does not take, so no rank runs until
+ * elasticd's next world (or until the job is stopped).  FETCH_OK with a
+ * current world, a result that ends the wait for another reason, or
+ * MEMBERS_STOPPED.
+ */
+static int wait_for_world(const struct config *c, struct source *src,
+			  unsigned restart, uint64_t after_gen,
+			  struct members *ms)
+{
+	enum fetch_result fr;
+
+	timeline("waiting", restart, 0,
+		 "source=elasticd reason=no-world state=%s min=%u",
+		 ms->degraded ? "DEGRADED" : "not-formed", c->opts.min);
+	while (!got_stop) {
+		sleep_ms(ED_POLL_MS);
+		fr = ed_fetch(c, src, ms);
+		if (fr == FETCH_OK && !world_current(ms, after_gen))
+			continue;
+		if (fr != FETCH_NOT_FORMED && fr != FETCH_UNREACHABLE &&
+		    fr != FETCH_UNVERIFIED)
+			return (int)fr;
+	}
+	return MEMBERS_STOPPED;
+}
+
 /*
  * The world to launch now.  after_gen: the generation of the world the
  * ranks just left (0 at the first launch): after an elastic event,
  * elasticd publishes the next one within a poll, so wait briefly for it.
+ * MEMBERS_STOPPED if the job was told to stop meanwhile.
  */
 static int current_members(const struct config *c, struct source *src,
-			   uint64_t after_gen, struct members *ms,
-			   elastic_error_t *err)
+			   uint64_t after_gen, unsigned restart,
+			   struct members *ms, elastic_error_t *err)
 {
 	struct job_view v;
 	double deadline;
@@ -527,6 +568,15 @@ static int current_members(const struct config *c, struct source *src,
 			if (now_s() >= deadline)
 				break;
 			sleep_ms(ED_RETRY_MS);
+		}
+		if (src->ed_mode &&
+		    (fr == FETCH_NOT_FORMED ||
+		     (fr == FETCH_OK && !world_current(ms, after_gen)))) {
+			int w = wait_for_world(c, src, restart, after_gen, ms);
+
+			if (w == MEMBERS_STOPPED)
+				return w;
+			fr = (enum fetch_result)w;
 		}
 		if (fr == FETCH_OK) {
 			src->ed_mode = true;
@@ -2059,7 +2109,13 @@ int main(int argc, char **argv)
 
 		if (restart > 0 && c.mpirun)
 			drain_steps(&l);
-		if (current_members(&c, &src, prev_gen, &ms, &err) < 0) {
+		rc = current_members(&c, &src, prev_gen, restart, &ms, &err);
+		if (rc == MEMBERS_STOPPED) {
+			timeline("done", restart, 0, "result=stopped");
+			sentinel_stop(&sen);
+			return 128 + (int)got_stop;
+		}
+		if (rc < 0) {
 			fprintf(stderr, PROG ": %s\n", err.text);
 			return 1;
 		}

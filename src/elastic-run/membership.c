@@ -105,6 +105,11 @@ int members_parse_group(const char *json, uint32_t job, struct members *ms,
 	}
 	(void)job; /* any job id of a group names the group */
 	ms->generation = (uint64_t)gen;
+	{
+		const char *gs = jstr(o, "state");
+
+		ms->degraded = gs && !strcmp(gs, "DEGRADED");
+	}
 	n = json_object_array_length(arr);
 	for (i = 0; i < n; i++) {
 		json_object *m = json_object_array_get_idx(arr, i);

@@ -34,8 +34,12 @@ struct members {
 	struct member m[MAX_MEMBERS];
 	size_t pool_used;
 	char pool[MEMBERS_NODES_POOL];
-	unsigned nnodes;       /* sum */
-	uint64_t generation;   /* elasticd's; 0 without elasticd */
+	unsigned nnodes;     /* sum */
+	uint64_t generation; /* elasticd's; 0 without elasticd */
+	/* elasticd says DEGRADED: the world lost members and no new one is
+	 * formed yet (a replacement is awaited, or fewer nodes than the min
+	 * are left) */
+	bool degraded;
 	char master_host[256]; /* a node name: the base's first node */
 	char master_addr[256]; /* its address */
 };

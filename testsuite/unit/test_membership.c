@@ -82,6 +82,29 @@ static void test_world(void **state)
 	assert_int_equal(ms->m[2].job_id, 105);
 	assert_string_equal(ms->master_host, "n1");
 	assert_string_equal(ms->master_addr, "");
+	assert_false(ms->degraded);
+	free(ms);
+}
+
+/* A world that lost members, with no new one formed yet: elasticd says
+ * DEGRADED; the launcher does not launch it as it is. */
+static void test_degraded(void **state)
+{
+	struct members *ms =
+	    parse_ok("{\"id\":100,\"state\":\"DEGRADED\",\"generation\":4,"
+		     "\"members\":[" MEMBER(100, "base", "running", 1, "\"n1\"",
+					    "true") "]}",
+		     1);
+
+	(void)state;
+	assert_true(ms->degraded);
+	assert_int_equal(ms->generation, 4);
+	free(ms);
+	ms = parse_ok("{\"id\":100,\"state\":\"RUNNING\",\"generation\":4,"
+		      "\"members\":[" MEMBER(100, "base", "running", 1,
+					     "\"n1\"", "true") "]}",
+		      1);
+	assert_false(ms->degraded);
 	free(ms);
 }
 
@@ -301,6 +324,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_world),
+		cmocka_unit_test(test_degraded),
 		cmocka_unit_test(test_not_formed),
 		cmocka_unit_test(test_master_fallback),
 		cmocka_unit_test(test_bad_documents),
