@@ -7,7 +7,7 @@
 . "$(dirname "$0")/elasticd.sh"
 ed_setup
 
-plan 29
+plan 30
 
 ok "elasticd starts and answers /healthz" ed_start
 is "/healthz needs no credential" "$(api_code GET /healthz -)" 200
@@ -51,9 +51,12 @@ is "... each named elastic-unit-$base" \
 	"$(for j in $(running_units "$base"); do job_field "$j" JobName; done | sort -u)" "elastic-unit-$base"
 is "... submitted as $TEST_USER, in the preempt partition" \
 	"$(printf '%s\n' "$units" | awk '{ print $6, $3 }' | sort -u)" "$TEST_USER preempt"
-is "... tagged elastic-unit:v1 group=$base kind=preemptible nodes=1" \
-	"$(for j in $(running_units "$base"); do admin_comment "$j"; done | sort -u)" \
-	"elastic-unit:v1 group=$base kind=preemptible nodes=1"
+tags=$(for j in $(running_units "$base"); do admin_comment "$j"; done)
+is "... tagged elastic-unit:v1 group=$base kind=preemptible nodes=1 req=N" \
+	"$(printf '%s\n' "$tags" | sed -E 's/ req=[1-9][0-9]*$/ req=N/' | sort -u)" \
+	"elastic-unit:v1 group=$base kind=preemptible nodes=1 req=N"
+is "... each with its own submission number" \
+	"$(printf '%s\n' "$tags" | sed -E 's/.* req=//' | sort -u | wc -l)" 3
 ok "... with a time limit no longer than the base's (30 min)" \
 	awk -v s="$(printf '%s\n' "$units" | sed -n 's/.* limit=//p' | tr '\n' ' ')" \
 	'BEGIN { n = split(s, l, " "); if (n != 3) exit 1; for (i = 1; i <= n; i++) if (l[i] + 0 < 1 || l[i] + 0 > 30) exit 1 }'

@@ -30,7 +30,7 @@ od=$(gq "$base" 'ids(units(kind="ondemand"))')
 like "the on-demand unit is one job" "$od" '^[0-9]+$'
 is "... in the ondemand partition, on n5" "$(job_field "$od" Partition) $(job_field "$od" NodeList)" "ondemand n5"
 is "... submitted as $TEST_USER" "$(job_field "$od" UserId | cut -d'(' -f1)" "$TEST_USER"
-is "... tagged kind=ondemand" "$(admin_comment "$od")" "elastic-unit:v1 group=$base kind=ondemand nodes=1"
+like "... tagged kind=ondemand" "$(admin_comment "$od")" "^elastic-unit:v1 group=$base kind=ondemand nodes=1 req=[1-9][0-9]*\$"
 ok "the timeline records the fallback" gwait 5 "$base" 'any(e.get("cause") == "ondemand" for e in events)'
 t2=$(first_sample_time "$t0" '$3 == 2')
 
