@@ -848,11 +848,12 @@ void api_stop(void)
 {
 	struct held_view *h;
 
+	/* No cut while the server closes its connections (and their fds). */
+	reaper_stop();
 	if (api.mhd) {
 		MHD_stop_daemon(api.mhd);
 		api.mhd = NULL;
 	}
-	reaper_stop();
 	pthread_mutex_lock(&api.lock);
 	h = api.cur;
 	api.cur = NULL;
