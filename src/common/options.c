@@ -318,8 +318,8 @@ unsigned options_node_cap(const struct elastic_policy *p,
 }
 
 /* Is this submitter among those OnDemandUsers/OnDemandAccounts allow? */
-static bool ondemand_listed(const struct elastic_policy *p,
-			    const struct elastic_submitter *who)
+bool options_ondemand_listed(const struct elastic_policy *p,
+			     const struct elastic_submitter *who)
 {
 	if (!p->ondemand_users.n && !p->ondemand_accounts.n)
 		return true;
@@ -344,7 +344,7 @@ static int check_ondemand(const struct elastic_opts *o,
 				      "not allow on-demand fallback (OnDemand "
 				      "in elastic.conf)",
 				      mode);
-	if (ondemand_listed(p, who))
+	if (options_ondemand_listed(p, who))
 		return 0;
 	return elastic_errorf(err,
 			      "--elastic-ondemand=%s: not allowed for user %s "
@@ -386,8 +386,9 @@ void options_apply_defaults(struct elastic_opts *o,
 		o->fault_timeout = p->default_fault_timeout;
 	/* Not on-demand by default for whom the site does not allow it. */
 	if (!options_given(o, ELASTIC_OPT_ONDEMAND))
-		o->ondemand = ondemand_listed(p, who) ? p->default_ondemand
-						      : ELASTIC_ONDEMAND_NEVER;
+		o->ondemand = options_ondemand_listed(p, who)
+				  ? p->default_ondemand
+				  : ELASTIC_ONDEMAND_NEVER;
 	if (!options_given(o, ELASTIC_OPT_SIGNAL))
 		o->signal = p->default_signal;
 	if (!options_given(o, ELASTIC_OPT_KEEP))

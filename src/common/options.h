@@ -121,6 +121,11 @@ unsigned options_node_cap(const struct elastic_policy *p,
 			  const struct elastic_submitter *who,
 			  const char **source);
 
+/* May this submitter use on-demand capacity by OnDemandUsers and
+ * OnDemandAccounts (both empty: anyone)? */
+bool options_ondemand_listed(const struct elastic_policy *p,
+			     const struct elastic_submitter *who);
+
 /* Is n a size the job's world may take (min..max, on the step or list)? */
 bool options_size_allowed(const struct elastic_opts *o, unsigned n);
 

@@ -1022,15 +1022,12 @@ static uint32_t submitted_unit(const struct group *g, const struct expect *e)
 static bool ondemand_permitted(const struct elastic_policy *p,
 			       const struct job_view *base)
 {
+	struct elastic_submitter who = { base->user, base->account };
+
 	if (!p->ondemand_allowed || !p->ondemand_partitions.n ||
 	    base->opts->ondemand == ELASTIC_ONDEMAND_NEVER)
 		return false;
-	if (!p->ondemand_users.n && !p->ondemand_accounts.n)
-		return true;
-	return (base->user &&
-		policy_list_has(&p->ondemand_users, base->user)) ||
-	       (base->account &&
-		policy_list_has(&p->ondemand_accounts, base->account));
+	return options_ondemand_listed(p, &who);
 }
 
 /* For a slot: a member of the world, then a job Slurm shows (before a
