@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "elastic.h"
+#include "common/parse.h"
 #include "signame.h"
 
 /* 0, or the signal that raised the first event since the last clear: one
@@ -104,8 +105,8 @@ static int init(void)
 __attribute__((constructor)) static void elastic_constructor(void)
 {
 	static const char pre[] = "libelastic: ELASTIC_SIGNAL=";
-	static const char post[] = ": not an elastic event signal (allowed: "
-				   "URG, WINCH, USR1, USR2, HUP, INT, TERM)\n";
+	static const char post[] =
+	    ": not an elastic event signal (allowed: " PARSE_SIGNALS ")\n";
 	const char *v;
 	int saved = errno;
 

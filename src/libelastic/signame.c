@@ -1,43 +1,34 @@
+/* The event's signal names: common/parse.c's table, in the exact form of
+ * ELASTIC_SIGNAL (the tag and the rank environment carry it so). */
 #include "config.h"
 
 #include <errno.h>
-#include <signal.h>
 #include <string.h>
 
+#include "common/parse.h"
 #include "signame.h"
-
-static const struct {
-	const char *name;
-	int sig;
-} signames[] = {
-	{ "URG", SIGURG },   { "WINCH", SIGWINCH }, { "USR1", SIGUSR1 },
-	{ "USR2", SIGUSR2 }, { "HUP", SIGHUP },	    { "INT", SIGINT },
-	{ "TERM", SIGTERM },
-};
 
 int signame_parse(const char *name, int *ret)
 {
-	for (size_t i = 0; name && i < sizeof(signames) / sizeof(signames[0]);
-	     i++) {
-		if (strcmp(name, signames[i].name) == 0) {
-			*ret = signames[i].sig;
-			return 0;
-		}
+	const char *canon;
+	int sig;
+
+	/* parse_signal takes "sigurg" too: only the canonical name here. */
+	if (!name || parse_signal(name, &sig) != PARSE_OK ||
+	    !(canon = parse_signal_name(sig)) || strcmp(canon, name) != 0) {
+		errno = EINVAL;
+		return -1;
 	}
-	errno = EINVAL;
-	return -1;
+	*ret = sig;
+	return 0;
 }
 
 const char *signame_name(int sig)
 {
-	for (size_t i = 0; i < sizeof(signames) / sizeof(signames[0]); i++) {
-		if (signames[i].sig == sig)
-			return signames[i].name;
-	}
-	return NULL;
+	return parse_signal_name(sig);
 }
 
 const char *signame_allowed(void)
 {
-	return "URG, WINCH, USR1, USR2, HUP, INT, TERM";
+	return PARSE_SIGNALS;
 }
