@@ -13,11 +13,10 @@
 #include "policy.h"
 
 /* Bounds on what we read: the file is small and hand-written. */
-#define POLICY_MAX_BYTES (256 * 1024)
-#define POLICY_MAX_LINE	 1024
-#define MAX_SECONDS	 86400
-#define MAX_KEEP	 1000
-#define MAX_NICE	 1000000
+#define POLICY_MAX_LINE 1024
+#define MAX_SECONDS	86400
+#define MAX_KEEP	1000
+#define MAX_NICE	1000000
 
 enum key_type {
 	T_NODES,   /* 1..ELASTIC_NODES_LIMIT */
@@ -546,24 +545,5 @@ int policy_parse(struct elastic_policy *p, const char *text, const char *name,
 	if (rc == 0)
 		*p = *tmp;
 	free(tmp);
-	return rc;
-}
-
-int policy_load(struct elastic_policy *p, const char *path, bool *found,
-		elastic_error_t *err)
-{
-	char *text;
-	int rc;
-
-	if (parse_read_file(path, POLICY_MAX_BYTES, true, &text, err) < 0)
-		return -1;
-	if (found)
-		*found = text != NULL;
-	if (!text) {
-		policy_defaults(p);
-		return 0;
-	}
-	rc = policy_parse(p, text, path, err);
-	free(text);
 	return rc;
 }
