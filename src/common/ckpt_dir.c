@@ -309,9 +309,9 @@ int ckpt_retain(const struct ckpt_list *l, unsigned keep,
 }
 
 /* Pick the newest or s->step from dir; what names the source. */
-static int pick(const char *text, const struct ckpt_spec *s, const char *dir,
-		const char *what, char *path, size_t len, uint64_t *step,
-		elastic_error_t *err)
+static int pick_from_dir(const char *text, const struct ckpt_spec *s,
+			 const char *dir, const char *what, char *path,
+			 size_t len, uint64_t *step, elastic_error_t *err)
 {
 	struct ckpt_list l;
 	const struct ckpt_entry *e;
@@ -369,7 +369,7 @@ int ckpt_resolve(const char *text, ckpt_job_dir_fn job_dir, void *arg,
 					      job_dir ? e2.text
 						      : "no job lookup");
 		snprintf(what, sizeof(what), "job %u", s.job_id);
-		return pick(text, &s, dir, what, path, len, step, err);
+		return pick_from_dir(text, &s, dir, what, path, len, step, err);
 	}
 	if (stat(s.path, &st))
 		return elastic_errorf(err, OPT "=%s: %s: %s", text, s.path,
@@ -406,7 +406,7 @@ int ckpt_resolve(const char *text, ckpt_job_dir_fn job_dir, void *arg,
 			*step = named;
 		return 0;
 	}
-	return pick(text, &s, s.path, s.path, path, len, step, err);
+	return pick_from_dir(text, &s, s.path, s.path, path, len, step, err);
 }
 
 int ckpt_prev_checkpoint(const char *ckpt_dir, const char *resume_from,

@@ -205,7 +205,7 @@ struct config {
 };
 
 /* The job's current allocation and elastic options, in one RPC. */
-struct job_view {
+struct alloc_view {
 	unsigned nnodes;
 	char nodes[MEMBERS_NODES_POOL];
 	char batch_host[256];
@@ -213,7 +213,8 @@ struct job_view {
 	struct elastic_opts opts;
 };
 
-static int load_job(uint32_t job_id, struct job_view *v, elastic_error_t *err)
+static int load_alloc(uint32_t job_id, struct alloc_view *v,
+		      elastic_error_t *err)
 {
 	job_info_msg_t *msg = NULL;
 	slurm_job_info_t *j;
@@ -280,7 +281,7 @@ static void first_node(const char *nodes, char *out, size_t len)
 }
 
 /* Membership without elasticd: the job's own allocation. */
-static int members_from_allocation(uint32_t job_id, const struct job_view *v,
+static int members_from_allocation(uint32_t job_id, const struct alloc_view *v,
 				   struct members *ms, elastic_error_t *err)
 {
 	const char *env;
@@ -541,7 +542,7 @@ static int current_members(const struct config *c, struct source *src,
 			   uint64_t after_gen, unsigned restart,
 			   struct members *ms, elastic_error_t *err)
 {
-	struct job_view v;
+	struct alloc_view v;
 	double deadline;
 	enum fetch_result fr;
 
@@ -595,7 +596,7 @@ static int current_members(const struct config *c, struct source *src,
 		src->ed_mode = false;
 		src->next_probe = now_s() + ED_PROBE_S;
 	}
-	if (load_job(c->job_id, &v, err) < 0 ||
+	if (load_alloc(c->job_id, &v, err) < 0 ||
 	    members_from_allocation(c->job_id, &v, ms, err) < 0)
 		return -1;
 	resolve_master(ms);
@@ -611,7 +612,7 @@ static bool world_changed(const struct config *c, struct source *src,
 			  size_t len)
 {
 	struct members *nm;
-	struct job_view v;
+	struct alloc_view v;
 	bool changed = false;
 	double t = now_s();
 
@@ -642,7 +643,7 @@ static bool world_changed(const struct config *c, struct source *src,
 		return changed;
 	}
 	*next_poll = t + ALLOC_POLL_MS / 1000.0;
-	if (load_job(c->job_id, &v, NULL) == 0 && v.nnodes != 0 &&
+	if (load_alloc(c->job_id, &v, NULL) == 0 && v.nnodes != 0 &&
 	    v.nnodes != cur->nnodes) {
 		snprintf(detail, len, "from=%u to=%u", cur->nnodes, v.nnodes);
 		changed = true;
@@ -1933,7 +1934,7 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct config c;
-	struct job_view v;
+	struct alloc_view v;
 	struct members ms;
 	struct launch l;
 	struct sentinel sen;
@@ -2037,7 +2038,7 @@ int main(int argc, char **argv)
 	memset(&src, 0, sizeof(src));
 	src.exit_ms = -1;
 	slurm_init(NULL);
-	if (load_job(c.job_id, &v, &err) < 0) {
+	if (load_alloc(c.job_id, &v, &err) < 0) {
 		fprintf(stderr, PROG ": %s\n", err.text);
 		return 1;
 	}

@@ -678,7 +678,7 @@ static bool slurm_ready(struct ckpt_ctx *c)
 }
 
 /* The job's record, or NULL (gone, or slurmctld unreachable). */
-static job_info_msg_t *load_job(struct ckpt_ctx *c, uint32_t job)
+static job_info_msg_t *load_job_info(struct ckpt_ctx *c, uint32_t job)
 {
 	job_info_msg_t *msg = NULL;
 
@@ -713,7 +713,7 @@ static int job_dir(uint32_t job, void *arg, char *dir, size_t len,
 					      c->opt_dir);
 		return 0;
 	}
-	msg = load_job(c, job);
+	msg = load_job_info(c, job);
 	if (msg) {
 		tag = msg->job_array[0].admin_comment;
 		uid = msg->job_array[0].user_id;
@@ -740,7 +740,7 @@ static const char *eval_state(struct ckpt_ctx *c, uint32_t eval_job,
 		return "not-submitted";
 	if (++*lookups > MAX_EVAL_LOOKUPS || !slurm_ready(c))
 		return "?";
-	msg = load_job(c, eval_job);
+	msg = load_job_info(c, eval_job);
 	if (!msg) {
 		/* Forgotten by slurmctld: it ended long ago. */
 		if (ckpt_eval_output(ckpt_dir, step, out, sizeof(out)) == 0 &&

@@ -23,7 +23,7 @@
 #define NAME_MAX_VIEW	   64
 
 /* A job of the world: the base (job == group id) or a unit. */
-struct member {
+struct world_member {
 	uint32_t job;
 	uint32_t nnodes;
 	enum member_kind kind;
@@ -76,7 +76,7 @@ struct group {
 	uint64_t generation;
 	bool formed;   /* a world exists (ranks may run in it) */
 	bool restored; /* world from saved state */
-	struct member *world;
+	struct world_member *world;
 	size_t nworld;
 	uint32_t world_nodes;
 
@@ -147,7 +147,7 @@ struct reconcile {
 	bool *chosen;
 	uint64_t *bits;
 	size_t capbits;
-	struct member *nworld;
+	struct world_member *nworld;
 
 	/* this pass: units submitted; groups whose submissions waited
 	 * for the pass's bound (they go first next pass) */
@@ -687,7 +687,7 @@ greedy:
 }
 
 static void describe(char *buf, size_t len, const struct group *g,
-		     const struct member *nw, size_t nn)
+		     const struct world_member *nw, size_t nn)
 {
 	size_t j = 0;
 	const char *sep = "";
@@ -777,7 +777,8 @@ static bool matched(const struct reconcile *r, size_t nc, uint32_t job)
  * the grace (their ranks checkpoint first).  Preempted ones Slurm ends
  * itself; those that fit a slot wait for a world that can use them. */
 static int release_left_out(struct reconcile *r, struct group *g,
-			    const struct member *nw, size_t nn, int64_t now)
+			    const struct world_member *nw, size_t nn,
+			    int64_t now)
 {
 	int64_t at = now + (int64_t)g->base->opts->grace * 1000;
 
@@ -831,13 +832,13 @@ static int lose_world(struct reconcile *r, struct group *g, int64_t now,
  * released after the grace.
  */
 static int apply_world(struct reconcile *r, struct group *g, int64_t now,
-		       const struct member *nw, size_t nn, unsigned nodes,
+		       const struct world_member *nw, size_t nn, unsigned nodes,
 		       enum event_cause cause, const char *why, bool raise,
 		       struct action_list *out)
 {
 	const struct elastic_opts *o = g->base->opts;
 	char detail[DETAIL_MAX], moved[DETAIL_MAX * 2];
-	struct member *w;
+	struct world_member *w;
 	int64_t since = g->change_since ? g->change_since : now;
 
 	if (g->loss_since && g->loss_since < since)
@@ -1042,8 +1043,8 @@ static bool better(const struct cand *c, const struct cand *best)
 }
 
 /* Pick the best unassigned candidate for a slot. */
-static int pick(struct reconcile *r, size_t nc, unsigned size,
-		enum unit_kind kind, bool running)
+static int pick_cand(struct reconcile *r, size_t nc, unsigned size,
+		     enum unit_kind kind, bool running)
 {
 	int best = -1;
 
@@ -1160,19 +1161,20 @@ static int step_running(struct reconcile *r, struct group *g,
 	for (size_t i = 0; i < nslots; i++) {
 		struct slot *s = &r->slots[i];
 
-		s->p_run = pick(r, nc, s->size, UNIT_PREEMPTIBLE, true);
+		s->p_run = pick_cand(r, nc, s->size, UNIT_PREEMPTIBLE, true);
 		if (s->p_run < 0)
 			s->p_pend =
-			    pick(r, nc, s->size, UNIT_PREEMPTIBLE, false);
+			    pick_cand(r, nc, s->size, UNIT_PREEMPTIBLE, false);
 	}
 	for (size_t i = 0; i < nslots; i++) {
 		struct slot *s = &r->slots[i];
 
 		if (s->p_run >= 0)
 			continue;
-		s->od_run = pick(r, nc, s->size, UNIT_ONDEMAND, true);
+		s->od_run = pick_cand(r, nc, s->size, UNIT_ONDEMAND, true);
 		if (s->od_run < 0)
-			s->od_pend = pick(r, nc, s->size, UNIT_ONDEMAND, false);
+			s->od_pend =
+			    pick_cand(r, nc, s->size, UNIT_ONDEMAND, false);
 	}
 	for (frontier = 0; frontier < nslots; frontier++)
 		if (r->slots[frontier].p_run < 0 &&
@@ -1357,13 +1359,14 @@ static int step_running(struct reconcile *r, struct group *g,
 	limit = target > g->world_nodes ? target : g->world_nodes;
 	nodes = choose_world(r, o, b, limit, nitems);
 	if (nodes) {
-		r->nworld[nn++] = (struct member){ g->id, b, MEMBER_BASE };
+		r->nworld[nn++] =
+		    (struct world_member){ g->id, b, MEMBER_BASE };
 		for (size_t i = 0; i < nitems; i++) {
 			const struct cand *c = &r->cands[r->items[i]];
 
 			if (!r->chosen[i])
 				continue;
-			r->nworld[nn++] = (struct member){
+			r->nworld[nn++] = (struct world_member){
 				c->job,
 				c->nnodes,
 				c->kind == UNIT_ONDEMAND ? MEMBER_ONDEMAND
@@ -1979,7 +1982,7 @@ int reconcile_state_format(struct reconcile *r, char **ret,
 	return 0;
 }
 
-static int parse_member(char *s, struct member *m)
+static int parse_member(char *s, struct world_member *m)
 {
 	unsigned long job, nodes;
 	char *c1 = strchr(s, ':'), *c2;
