@@ -59,6 +59,7 @@
 
 #include "common/error.h"
 #include "common/options.h"
+#include "common/nodelist.h"
 #include "common/parse.h"
 #include "common/rankenv.h"
 #include "ckpt_slurm.h"
@@ -261,25 +262,6 @@ static void node_addr(const char *node, char *out, size_t len)
 	slurm_free_node_info_msg(msg);
 }
 
-static void first_node(const char *nodes, char *out, size_t len)
-{
-	hostlist_t hl;
-	char *h;
-
-	out[0] = '\0';
-	if (!nodes || !nodes[0])
-		return;
-	hl = slurm_hostlist_create(nodes);
-	if (!hl)
-		return;
-	h = slurm_hostlist_shift(hl);
-	if (h) {
-		snprintf(out, len, "%s", h);
-		free(h);
-	}
-	slurm_hostlist_destroy(hl);
-}
-
 /* Membership without elasticd: the job's own allocation. */
 static int members_from_allocation(uint32_t job_id, const struct alloc_view *v,
 				   struct members *ms, elastic_error_t *err)
@@ -300,8 +282,13 @@ static int members_from_allocation(uint32_t job_id, const struct alloc_view *v,
 		ms->m[0].nnodes = (unsigned)n;
 	}
 	ms->nnodes = ms->m[0].nnodes;
-	first_node(member_nodes(ms, 0), ms->master_host,
-		   sizeof(ms->master_host));
+	{
+		char *first = nodelist_first_host(member_nodes(ms, 0));
+
+		snprintf(ms->master_host, sizeof(ms->master_host), "%s",
+			 first ? first : "");
+		free(first);
+	}
 	if (!ms->master_host[0])
 		snprintf(ms->master_host, sizeof(ms->master_host), "%s",
 			 v->batch_host);
