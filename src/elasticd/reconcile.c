@@ -6,167 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/nodelist.h"
-#include "common/options.h"
-#include "common/parse.h"
-#include "reconcile.h"
-
-/* A pass changes a group's world at most once, and the daemon runs
- * passes at least POLICY_POLL_MS_MIN apart: generations cannot run ahead
- * of the clock by more than one per 100 ms (see adopt_generation()). */
-#define ADOPT_MS_PER_GEN   50
-#define DP_BUDGET_BYTES	   (8u << 20)
-#define SUBMIT_BACKOFF_MS  5000
-#define SUBMIT_BACKOFF_MAX 300000
-#define STATE_MAX_LINE	   (GROUP_MAX_SLOTS * 24 + 128)
-#define DETAIL_MAX	   120
-#define NAME_MAX_VIEW	   64
-
-/* A job of the world: the base (job == group id) or a unit. */
-struct world_member {
-	uint32_t job;
-	uint32_t nnodes;
-	enum member_kind kind;
-};
-
-/* A submission not seen in a snapshot yet. */
-struct expect {
-	uint32_t token;
-	uint32_t job; /* 0 until reconcile_submitted() */
-	enum unit_kind kind;
-	uint32_t nnodes;
-	int64_t at;
-};
-
-/* A job to cancel at `at`; `sent` once the cancel went out. */
-struct release {
-	uint32_t job;
-	int64_t at, sent;
-};
-
-struct event {
-	int64_t at;
-	enum event_cause cause;
-	uint64_t generation;
-	uint32_t nodes;
-	char detail[DETAIL_MAX];
-};
-
-/* Notes given once per condition (bits of group.noted). */
-enum note_bit {
-	NOTE_NO_PARTITION = 1,
-	NOTE_BELOW_MIN = 2,
-	NOTE_NO_TIME = 4,
-	NOTE_WAIT_FAULT = 8,
-	NOTE_SUBMIT_CAP = 16,
-	NOTE_BASE_PARTITION = 32,
-};
-
-struct group {
-	uint32_t id;
-	struct group *next; /* hash chain */
-
-	/* from the base, for the view */
-	uid_t uid;
-	char user[NAME_MAX_VIEW + 1];
-	char account[NAME_MAX_VIEW + 1];
-	unsigned min, max;
-
-	enum group_state state;
-	uint64_t generation;
-	bool formed;   /* a world exists (ranks may run in it) */
-	bool restored; /* world from saved state */
-	struct world_member *world;
-	size_t nworld;
-	uint32_t world_nodes;
-
-	int64_t change_since;	 /* a larger/better world is possible */
-	int64_t loss_since;	 /* a failed member awaits its replacement */
-	int64_t shortfall_since; /* below the on-demand threshold */
-	int64_t resizing_until;	 /* ranks checkpoint until then */
-	int64_t last_change;	 /* the world's last change */
-	int64_t submit_after;	 /* back off after refused submissions */
-	unsigned submit_failures;
-	unsigned noted;
-	bool end_noted;
-	int64_t ended_at; /* base and units all gone (GROUP_ENDED); 0 if not */
-
-	struct expect *expect;
-	size_t nexpect, capexpect;
-	uint32_t next_token;
-	struct release *rel;
-	size_t nrel, caprel;
-
-	struct event events[GROUP_MAX_EVENTS];
-	size_t nevents, event_head; /* ring */
-
-	/* the launcher's last report (reconcile_report) */
-	int64_t last_exit_ms; /* -1: none */
-	bool grace_warning;
-
-	/* this pass */
-	uint64_t pass;
-	unsigned submitted; /* units submitted */
-	const struct job_view *base;
-	const struct job_view **units;
-	size_t nunits, capunits;
-};
-
-/* A unit (or a submission not seen yet) the pass can use. */
-struct cand {
-	uint32_t job; /* 0: a submission not seen yet */
-	uint32_t nnodes;
-	enum unit_kind kind;
-	bool running; /* else pending */
-	bool in_world;
-	bool used;
-	const struct job_view *j; /* NULL for a submission */
-};
-
-/* One increment of the ladder from the base to the target. */
-struct slot {
-	uint32_t size;
-	int p_run, p_pend, od_run, od_pend; /* index into cands, or -1 */
-};
-
-struct reconcile {
-	struct reconcile_config cfg;
-	struct group **buckets;
-	size_t nbuckets, ngroups;
-	uint64_t pass;
-	bool dirty;
-	const struct snapshot *snap; /* of the pass running or last run */
-	struct release *orphans;
-	size_t norphans, caporphans;
-
-	/* scratch, reused by every group */
-	struct cand *cands;
-	size_t capcands, ncands; /* of the group being stepped */
-	struct slot *slots;
-	int *items;
-	bool *chosen;
-	uint64_t *bits;
-	size_t capbits;
-	struct world_member *nworld;
-
-	/* this pass: units submitted; groups whose submissions waited
-	 * for the pass's bound (they go first next pass) */
-	unsigned submitted;
-	size_t start_bucket, next_start;
-	bool capped;
-	/* pending units of the users this pass submitted for (counted
-	 * once per pass, then kept up to date) */
-	struct {
-		uid_t uid;
-		unsigned n;
-	} pending[16];
-	size_t npending;
-
-	/* counters for the view */
-	uint64_t resizes[CAUSE_END + 1];
-	double resize_seconds_sum;
-	uint64_t units_submitted, units_cancelled;
-};
+#include "reconcile_impl.h"
 
 /* ------------------------------------------------------------ helpers */
 
@@ -253,7 +93,7 @@ static int note_once(struct group *g, enum note_bit bit,
 	return a ? 0 : -1;
 }
 
-static bool live(const struct job_view *j)
+bool rec_live(const struct job_view *j)
 {
 	return j->phase == PHASE_PENDING || j->phase == PHASE_RUNNING;
 }
@@ -299,7 +139,7 @@ static size_t hash(uint32_t id, size_t n)
 	return (size_t)((id * 2654435761u) & (n - 1));
 }
 
-static struct group *find(const struct reconcile *r, uint32_t id)
+struct group *rec_find(const struct reconcile *r, uint32_t id)
 {
 	struct group *g;
 
@@ -332,7 +172,7 @@ static int rehash(struct reconcile *r, size_t n)
 	return 0;
 }
 
-static struct group *add_group(struct reconcile *r, uint32_t id)
+struct group *rec_add_group(struct reconcile *r, uint32_t id)
 {
 	struct group *g;
 	size_t h;
@@ -467,7 +307,7 @@ static int release_at(struct group *g, uint32_t job, int64_t at)
 	return 0;
 }
 
-static const struct release *released(const struct group *g, uint32_t job)
+const struct release *rec_released(const struct group *g, uint32_t job)
 {
 	for (size_t i = 0; i < g->nrel; i++)
 		if (g->rel[i].job == job)
@@ -475,7 +315,7 @@ static const struct release *released(const struct group *g, uint32_t job)
 	return NULL;
 }
 
-static bool in_world(const struct group *g, uint32_t job)
+bool rec_in_world(const struct group *g, uint32_t job)
 {
 	for (size_t i = 0; i < g->nworld; i++)
 		if (g->world[i].job == job)
@@ -493,7 +333,7 @@ static int send_releases(struct reconcile *r, struct group *g, int64_t now,
 		struct release *rel = &g->rel[i];
 		const struct job_view *j = snapshot_find(r->snap, rel->job);
 
-		if (!j || !live(j))
+		if (!j || !rec_live(j))
 			continue; /* done: forget it */
 		g->rel[w++] = *rel;
 		if (now < rel->at ||
@@ -694,7 +534,7 @@ static void describe(char *buf, size_t len, const struct group *g,
 
 	buf[0] = '\0';
 	for (size_t i = 1; i < nn && j + 16 < len; i++) {
-		if (in_world(g, nw[i].job))
+		if (rec_in_world(g, nw[i].job))
 			continue;
 		j += snprintf(buf + j, len - j, "%s+%u", sep, nw[i].job);
 		sep = " ";
@@ -1118,12 +958,13 @@ static int step_running(struct reconcile *r, struct group *g,
 	for (size_t i = 0; i < g->nunits; i++) {
 		const struct job_view *u = g->units[i];
 
-		if (!live(u) || (u->phase == PHASE_RUNNING && u->preempted) ||
-		    released(g, u->id))
+		if (!rec_live(u) ||
+		    (u->phase == PHASE_RUNNING && u->preempted) ||
+		    rec_released(g, u->id))
 			continue;
 		r->cands[nc++] = (struct cand){
-			u->id,	   u->unit.nodes,      u->unit.kind,
-			usable(u), in_world(g, u->id), false,
+			u->id,	   u->unit.nodes,	   u->unit.kind,
+			usable(u), rec_in_world(g, u->id), false,
 			u,
 		};
 		if (usable(u))
@@ -1208,11 +1049,11 @@ static int step_running(struct reconcile *r, struct group *g,
 
 		if (u->phase != PHASE_RUNNING || !u->preempted)
 			continue;
-		seen = released(g, u->id) != NULL;
+		seen = rec_released(g, u->id) != NULL;
 		if (seen && !u->steps_gone)
 			continue;
 		if (release_at(g, u->id,
-			       u->steps_gone || !in_world(g, u->id)
+			       u->steps_gone || !rec_in_world(g, u->id)
 				   ? now
 				   : now + (int64_t)o->grace * 1000) < 0)
 			return -1;
@@ -1375,7 +1216,7 @@ static int step_running(struct reconcile *r, struct group *g,
 		}
 		same = g->formed && nn == g->nworld && g->world[0].nnodes == b;
 		for (size_t i = 1; same && i < nn; i++)
-			same = in_world(g, r->nworld[i].job);
+			same = rec_in_world(g, r->nworld[i].job);
 	}
 
 	if (!g->formed) {
@@ -1444,7 +1285,7 @@ static int step_running(struct reconcile *r, struct group *g,
 
 		for (size_t i = 1; i < nn; i++)
 			od_in |= r->nworld[i].kind == MEMBER_ONDEMAND &&
-				 !in_world(g, r->nworld[i].job);
+				 !rec_in_world(g, r->nworld[i].job);
 		for (size_t i = 1; i < g->nworld; i++) {
 			bool kept = false;
 
@@ -1493,10 +1334,10 @@ static int step_stopped(struct reconcile *r, struct group *g, int64_t now,
 			struct action_list *out)
 {
 	const struct job_view *base = g->base;
-	bool ended = !base || !live(base);
+	bool ended = !base || !rec_live(base);
 
 	for (size_t i = 0; i < g->nunits; i++)
-		if (live(g->units[i]) &&
+		if (rec_live(g->units[i]) &&
 		    release_at(g, g->units[i]->id, now) < 0)
 			return -1;
 	if (ended && !g->end_noted) {
@@ -1597,10 +1438,10 @@ int reconcile_pass(struct reconcile *r, const struct snapshot *s,
 
 		if (j->role != ROLE_BASE || !j->opts)
 			continue;
-		g = find(r, j->id);
-		if (!g && !live(j))
+		g = rec_find(r, j->id);
+		if (!g && !rec_live(j))
 			continue;
-		if (!g && !(g = add_group(r, j->id)))
+		if (!g && !(g = rec_add_group(r, j->id)))
 			goto oom;
 		g->pass = r->pass;
 		g->base = j;
@@ -1621,7 +1462,7 @@ int reconcile_pass(struct reconcile *r, const struct snapshot *s,
 			const struct job_view *j =
 			    snapshot_find(s, r->orphans[i].job);
 
-			if (j && live(j))
+			if (j && rec_live(j))
 				r->orphans[w++] = r->orphans[i];
 		}
 		r->norphans = w;
@@ -1632,14 +1473,14 @@ int reconcile_pass(struct reconcile *r, const struct snapshot *s,
 
 		if (u->role != ROLE_UNIT)
 			continue;
-		g = find(r, u->unit.group);
+		g = rec_find(r, u->unit.group);
 		if (g && g->pass != r->pass) {
 			g->pass = r->pass; /* base gone from slurmctld */
 			g->base = NULL;
 			g->nunits = 0;
 		}
 		if (g && g->base && g->base->uid != u->uid) {
-			if (live(u) &&
+			if (rec_live(u) &&
 			    orphan(r, u, now, "owner differs from its base's",
 				   out) < 0)
 				goto oom;
@@ -1648,7 +1489,7 @@ int reconcile_pass(struct reconcile *r, const struct snapshot *s,
 		if (g) {
 			if (add_unit(g, u) < 0)
 				goto oom;
-		} else if (live(u) &&
+		} else if (rec_live(u) &&
 			   orphan(r, u, now, "its base is not running", out) <
 			       0) {
 			goto oom;
@@ -1686,8 +1527,8 @@ int reconcile_pass(struct reconcile *r, const struct snapshot *s,
 			if (step_stopped(r, g, now, out) < 0)
 				goto oom;
 			for (size_t i = 0; i < g->nunits; i++)
-				any_live |= live(g->units[i]);
-			if (any_live || (g->base && live(g->base))) {
+				any_live |= rec_live(g->units[i]);
+			if (any_live || (g->base && rec_live(g->base))) {
 				g->ended_at = 0;
 				continue;
 			}
@@ -1711,7 +1552,7 @@ oom:
 void reconcile_submitted(struct reconcile *r, uint32_t group, uint32_t token,
 			 uint32_t job_id, int64_t now)
 {
-	struct group *g = find(r, group);
+	struct group *g = rec_find(r, group);
 
 	if (!g)
 		return;
@@ -1740,7 +1581,7 @@ void reconcile_submitted(struct reconcile *r, uint32_t group, uint32_t token,
 int reconcile_raise_request(struct reconcile *r, uint32_t group,
 			    struct action_list *out)
 {
-	struct group *g = find(r, group);
+	struct group *g = rec_find(r, group);
 
 	if (!g || !g->formed || !g->base || g->base->phase != PHASE_RUNNING)
 		return -1;
@@ -1750,7 +1591,7 @@ int reconcile_raise_request(struct reconcile *r, uint32_t group,
 int reconcile_report(struct reconcile *r, const struct launch_report *rep,
 		     int64_t now)
 {
-	struct group *g = find(r, rep->group);
+	struct group *g = rec_find(r, rep->group);
 	unsigned grace;
 	char why[128];
 
@@ -1771,337 +1612,6 @@ int reconcile_report(struct reconcile *r, const struct launch_report *rep,
 			 "and exit",
 			 (double)rep->exit_ms / 1000.0, grace);
 		add_event(g, now, CAUSE_GRACE_WARNING, why);
-	}
-	return 0;
-}
-
-int reconcile_group_status(const struct reconcile *r, uint32_t group,
-			   struct reconcile_group_status *ret, uint32_t *world,
-			   size_t max)
-{
-	const struct group *g = find(r, group);
-
-	if (!g)
-		return -1;
-	ret->state = g->state;
-	ret->generation = g->generation;
-	ret->world_nodes = g->formed ? g->world_nodes : 0;
-	ret->nworld = g->formed ? g->nworld : 0;
-	for (size_t i = 0; i < ret->nworld && i < max; i++)
-		world[i] = g->world[i].job;
-	return 0;
-}
-
-/* ------------------------------------------------------------ view */
-
-static char *dup_or_null(const char *s)
-{
-	return s && *s ? strdup(s) : NULL;
-}
-
-static int view_group(const struct reconcile *r, const struct group *g,
-		      struct group_info *gi, struct elasticd_view *v,
-		      int64_t now)
-{
-	size_t nm = 0;
-
-	gi->base_job_id = g->id;
-	gi->user_id = g->uid;
-	gi->user = dup_or_null(g->user);
-	gi->account = dup_or_null(g->account);
-	gi->state = g->state;
-	gi->min = g->min;
-	gi->max = g->max;
-	gi->generation = g->generation;
-	gi->world_nodes = g->formed ? g->world_nodes : 0;
-	gi->last_exit_ms = g->last_exit_ms;
-	gi->grace_warning = g->grace_warning;
-	gi->grace = g->base && g->base->opts ? g->base->opts->grace : 0;
-	if (g->base && g->base->phase == PHASE_RUNNING && g->base->nodes[0]) {
-		gi->master_addr = nodelist_first_host(g->base->nodes);
-		if (!gi->master_addr)
-			return -1;
-	}
-	gi->members = calloc(g->nunits + 1, sizeof(*gi->members));
-	if (!gi->members)
-		return -1;
-	if (g->base && live(g->base)) {
-		struct member_info *m = &gi->members[nm++];
-		bool running = g->base->phase == PHASE_RUNNING;
-
-		m->job_id = g->id;
-		m->kind = MEMBER_BASE;
-		m->state = running ? MEMBER_RUNNING : MEMBER_PENDING;
-		m->nnodes = g->base->nnodes;
-		m->in_world = g->formed;
-		if (running) {
-			v->nodes_base += g->base->nnodes;
-			if (g->base->nodes[0] &&
-			    !(m->nodes = strdup(g->base->nodes)))
-				return -1;
-		}
-	}
-	for (size_t i = 0; i < g->nunits; i++) {
-		const struct job_view *u = g->units[i];
-		const struct release *rel = released(g, u->id);
-		struct member_info *m;
-
-		if (!live(u))
-			continue;
-		m = &gi->members[nm++];
-		m->job_id = u->id;
-		m->kind = u->unit.kind == UNIT_ONDEMAND ? MEMBER_ONDEMAND
-							: MEMBER_PREEMPTIBLE;
-		m->nnodes = u->nnodes;
-		m->in_world = g->formed && in_world(g, u->id);
-		if (u->phase == PHASE_PENDING)
-			m->state = MEMBER_PENDING;
-		else if (u->preempted)
-			m->state = MEMBER_PREEMPTED;
-		else if (rel && (rel->sent || rel->at > now))
-			m->state = MEMBER_RELEASING;
-		else
-			m->state = MEMBER_RUNNING;
-		if (u->phase == PHASE_RUNNING) {
-			if (m->kind == MEMBER_ONDEMAND)
-				v->nodes_ondemand += u->nnodes;
-			else
-				v->nodes_preemptible += u->nnodes;
-			if (u->nodes[0] && !(m->nodes = strdup(u->nodes)))
-				return -1;
-		}
-	}
-	gi->nmembers = nm;
-	gi->events = calloc(g->nevents ? g->nevents : 1, sizeof(*gi->events));
-	if (!gi->events)
-		return -1;
-	for (size_t i = 0; i < g->nevents; i++) {
-		const struct event *e =
-		    &g->events[(g->event_head + i) % GROUP_MAX_EVENTS];
-		struct event_info *ei = &gi->events[i];
-
-		ei->time.tv_sec = (time_t)(e->at / 1000);
-		ei->time.tv_nsec = (long)(e->at % 1000) * 1000000;
-		ei->cause = e->cause;
-		ei->generation = e->generation;
-		ei->world_nodes = e->nodes;
-		gi->nevents = i + 1;
-		if (e->detail[0] && !(ei->detail = strdup(e->detail)))
-			return -1;
-	}
-	return 0;
-}
-
-static int by_group_id(const void *a, const void *b)
-{
-	const struct group_info *x = a, *y = b;
-
-	return (x->base_job_id > y->base_job_id) -
-	       (x->base_job_id < y->base_job_id);
-}
-
-struct elasticd_view *reconcile_view(const struct reconcile *r,
-				     const struct snapshot *s, int64_t now)
-{
-	struct elasticd_view *v = calloc(1, sizeof(*v));
-	size_t k = 0;
-
-	if (!v)
-		return NULL;
-	v->published.tv_sec = (time_t)(now / 1000);
-	v->published.tv_nsec = (long)(now % 1000) * 1000000;
-	v->groups = calloc(r->ngroups ? r->ngroups : 1, sizeof(*v->groups));
-	if (!v->groups)
-		goto fail;
-	for (size_t bi = 0; bi < r->nbuckets; bi++)
-		for (const struct group *g = r->buckets[bi]; g; g = g->next) {
-			v->ngroups = k + 1;
-			if (view_group(r, g, &v->groups[k++], v, now) < 0)
-				goto fail;
-		}
-	qsort(v->groups, v->ngroups, sizeof(*v->groups), by_group_id);
-	memcpy(v->metrics.resizes, r->resizes, sizeof(r->resizes));
-	v->metrics.resize_seconds_sum = r->resize_seconds_sum;
-	v->metrics.units_submitted = r->units_submitted;
-	v->metrics.units_cancelled = r->units_cancelled;
-	return v;
-fail:
-	view_free(v);
-	return NULL;
-}
-
-/* ------------------------------------------------------------ state */
-
-bool reconcile_dirty(const struct reconcile *r)
-{
-	return r->dirty;
-}
-
-int reconcile_state_format(struct reconcile *r, char **ret,
-			   elastic_error_t *err)
-{
-	size_t cap = 256, len = 0;
-	char *buf = malloc(cap);
-
-	if (!buf)
-		return elastic_errorf(err, "out of memory");
-	len = (size_t)snprintf(buf, cap, "elasticd-state v1\n");
-	for (size_t bi = 0; bi < r->nbuckets; bi++)
-		for (const struct group *g = r->buckets[bi]; g; g = g->next) {
-			size_t need = 64 + g->nworld * 24;
-
-			if (len + need > cap) {
-				char *b2;
-
-				while (len + need > cap)
-					cap *= 2;
-				b2 = realloc(buf, cap);
-				if (!b2) {
-					free(buf);
-					return elastic_errorf(err,
-							      "out of memory");
-				}
-				buf = b2;
-			}
-			len += (size_t)snprintf(buf + len, cap - len,
-						"group %u gen %" PRIu64, g->id,
-						g->generation);
-			if (g->formed && g->nworld) {
-				for (size_t i = 0; i < g->nworld; i++)
-					len += (size_t)snprintf(
-					    buf + len, cap - len, "%s%u:%u:%c",
-					    i ? "," : " world ",
-					    g->world[i].job, g->world[i].nnodes,
-					    "bpo"[g->world[i].kind]);
-			}
-			buf[len++] = '\n';
-			buf[len] = '\0';
-		}
-	r->dirty = false;
-	*ret = buf;
-	return 0;
-}
-
-static int parse_member(char *s, struct world_member *m)
-{
-	unsigned long job, nodes;
-	char *c1 = strchr(s, ':'), *c2;
-
-	if (!c1)
-		return -1;
-	*c1++ = '\0';
-	c2 = strchr(c1, ':');
-	if (!c2 || c2[1] == '\0' || c2[2] != '\0' || !strchr("bpo", c2[1]))
-		return -1;
-	*c2++ = '\0';
-	if (parse_uint(s, 1, UINT32_MAX, &job) != PARSE_OK ||
-	    parse_uint(c1, 1, ELASTIC_NODES_LIMIT, &nodes) != PARSE_OK)
-		return -1;
-	m->job = job;
-	m->nnodes = nodes;
-	m->kind = *c2 == 'b'   ? MEMBER_BASE
-		  : *c2 == 'p' ? MEMBER_PREEMPTIBLE
-			       : MEMBER_ONDEMAND;
-	return 0;
-}
-
-static int load_line(struct reconcile *r, char *line, int lineno,
-		     elastic_error_t *err)
-{
-	char *save = NULL;
-	char *w[6];
-	int nw = 0;
-	unsigned long id;
-	uint64_t gen;
-	char *end;
-	struct group *g;
-
-	for (char *t = strtok_r(line, " ", &save); t;
-	     t = strtok_r(NULL, " ", &save)) {
-		if (nw == 6)
-			goto bad;
-		w[nw++] = t;
-	}
-	if (nw == 0)
-		return 0;
-	if ((nw != 4 && nw != 6) || strcmp(w[0], "group") ||
-	    strcmp(w[2], "gen") ||
-	    parse_uint(w[1], 1, UINT32_MAX, &id) != PARSE_OK)
-		goto bad;
-	if (!*w[3] || *w[3] == '-' || *w[3] == '+')
-		goto bad;
-	gen = strtoull(w[3], &end, 10);
-	if (*end)
-		goto bad;
-	if (find(r, id))
-		goto bad;
-	if (r->ngroups >= MODEL_MAX_JOBS)
-		return elastic_errorf(err, "state: too many groups");
-	if (!(g = add_group(r, id)))
-		return elastic_errorf(err, "out of memory");
-	g->generation = gen;
-	if (nw == 6) {
-		char *msave = NULL;
-		size_t n = 0;
-
-		if (strcmp(w[4], "world"))
-			goto bad;
-		g->world = calloc(GROUP_MAX_SLOTS + 1, sizeof(*g->world));
-		if (!g->world)
-			return elastic_errorf(err, "out of memory");
-		for (char *t = strtok_r(w[5], ",", &msave); t;
-		     t = strtok_r(NULL, ",", &msave)) {
-			if (n == GROUP_MAX_SLOTS + 1 ||
-			    parse_member(t, &g->world[n]) < 0)
-				goto bad;
-			n++;
-		}
-		if (!n || g->world[0].kind != MEMBER_BASE ||
-		    g->world[0].job != id)
-			goto bad;
-		g->nworld = n;
-		for (size_t i = 0; i < n; i++)
-			g->world_nodes += g->world[i].nnodes;
-		g->formed = true;
-		g->restored = true;
-	}
-	return 0;
-bad:
-	return elastic_errorf(err, "state line %d: malformed", lineno);
-}
-
-int reconcile_state_load(struct reconcile *r, const char *text,
-			 elastic_error_t *err)
-{
-	const char *s = text;
-	int lineno = 0;
-
-	if (r->pass)
-		return elastic_errorf(err, "state: load before the first pass");
-	if (strncmp(text, "elasticd-state v1\n", 18))
-		return elastic_errorf(err, "state: not an elasticd state file");
-	while (*s) {
-		const char *nl = strchr(s, '\n');
-		size_t len = nl ? (size_t)(nl - s) : strlen(s);
-		char *line;
-		int rc;
-
-		lineno++;
-		if (lineno == 1) {
-			s += len + (nl ? 1 : 0);
-			continue;
-		}
-		if (len > STATE_MAX_LINE)
-			return elastic_errorf(err, "state line %d: too long",
-					      lineno);
-		line = strndup(s, len);
-		if (!line)
-			return elastic_errorf(err, "out of memory");
-		rc = load_line(r, line, lineno, err);
-		free(line);
-		if (rc < 0)
-			return -1;
-		s += len + (nl ? 1 : 0);
 	}
 	return 0;
 }

@@ -1,0 +1,188 @@
+#ifndef ELASTICD_RECONCILE_IMPL_H
+#define ELASTICD_RECONCILE_IMPL_H
+
+/*
+ * What reconcile.c (groups, worlds, the pass), reconcile_view.c (the
+ * published view) and reconcile_state.c (the state file) share: the
+ * groups' records and a few helpers.  Private to libelasticd.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/nodelist.h"
+#include "common/options.h"
+#include "common/parse.h"
+#include "reconcile.h"
+
+/* A pass changes a group's world at most once, and the daemon runs
+ * passes at least POLICY_POLL_MS_MIN apart: generations cannot run ahead
+ * of the clock by more than one per 100 ms (see adopt_generation()). */
+#define ADOPT_MS_PER_GEN   50
+#define DP_BUDGET_BYTES	   (8u << 20)
+#define SUBMIT_BACKOFF_MS  5000
+#define SUBMIT_BACKOFF_MAX 300000
+#define STATE_MAX_LINE	   (GROUP_MAX_SLOTS * 24 + 128)
+#define DETAIL_MAX	   120
+#define NAME_MAX_VIEW	   64
+
+/* A job of the world: the base (job == group id) or a unit. */
+struct world_member {
+	uint32_t job;
+	uint32_t nnodes;
+	enum member_kind kind;
+};
+
+/* A submission not seen in a snapshot yet. */
+struct expect {
+	uint32_t token;
+	uint32_t job; /* 0 until reconcile_submitted() */
+	enum unit_kind kind;
+	uint32_t nnodes;
+	int64_t at;
+};
+
+/* A job to cancel at `at`; `sent` once the cancel went out. */
+struct release {
+	uint32_t job;
+	int64_t at, sent;
+};
+
+struct event {
+	int64_t at;
+	enum event_cause cause;
+	uint64_t generation;
+	uint32_t nodes;
+	char detail[DETAIL_MAX];
+};
+
+/* Notes given once per condition (bits of group.noted). */
+enum note_bit {
+	NOTE_NO_PARTITION = 1,
+	NOTE_BELOW_MIN = 2,
+	NOTE_NO_TIME = 4,
+	NOTE_WAIT_FAULT = 8,
+	NOTE_SUBMIT_CAP = 16,
+	NOTE_BASE_PARTITION = 32,
+};
+
+struct group {
+	uint32_t id;
+	struct group *next; /* hash chain */
+
+	/* from the base, for the view */
+	uid_t uid;
+	char user[NAME_MAX_VIEW + 1];
+	char account[NAME_MAX_VIEW + 1];
+	unsigned min, max;
+
+	enum group_state state;
+	uint64_t generation;
+	bool formed;   /* a world exists (ranks may run in it) */
+	bool restored; /* world from saved state */
+	struct world_member *world;
+	size_t nworld;
+	uint32_t world_nodes;
+
+	int64_t change_since;	 /* a larger/better world is possible */
+	int64_t loss_since;	 /* a failed member awaits its replacement */
+	int64_t shortfall_since; /* below the on-demand threshold */
+	int64_t resizing_until;	 /* ranks checkpoint until then */
+	int64_t last_change;	 /* the world's last change */
+	int64_t submit_after;	 /* back off after refused submissions */
+	unsigned submit_failures;
+	unsigned noted;
+	bool end_noted;
+	int64_t ended_at; /* base and units all gone (GROUP_ENDED); 0 if not */
+
+	struct expect *expect;
+	size_t nexpect, capexpect;
+	uint32_t next_token;
+	struct release *rel;
+	size_t nrel, caprel;
+
+	struct event events[GROUP_MAX_EVENTS];
+	size_t nevents, event_head; /* ring */
+
+	/* the launcher's last report (reconcile_report) */
+	int64_t last_exit_ms; /* -1: none */
+	bool grace_warning;
+
+	/* this pass */
+	uint64_t pass;
+	unsigned submitted; /* units submitted */
+	const struct job_view *base;
+	const struct job_view **units;
+	size_t nunits, capunits;
+};
+
+/* A unit (or a submission not seen yet) the pass can use. */
+struct cand {
+	uint32_t job; /* 0: a submission not seen yet */
+	uint32_t nnodes;
+	enum unit_kind kind;
+	bool running; /* else pending */
+	bool in_world;
+	bool used;
+	const struct job_view *j; /* NULL for a submission */
+};
+
+/* One increment of the ladder from the base to the target. */
+struct slot {
+	uint32_t size;
+	int p_run, p_pend, od_run, od_pend; /* index into cands, or -1 */
+};
+
+struct reconcile {
+	struct reconcile_config cfg;
+	struct group **buckets;
+	size_t nbuckets, ngroups;
+	uint64_t pass;
+	bool dirty;
+	const struct snapshot *snap; /* of the pass running or last run */
+	struct release *orphans;
+	size_t norphans, caporphans;
+
+	/* scratch, reused by every group */
+	struct cand *cands;
+	size_t capcands, ncands; /* of the group being stepped */
+	struct slot *slots;
+	int *items;
+	bool *chosen;
+	uint64_t *bits;
+	size_t capbits;
+	struct world_member *nworld;
+
+	/* this pass: units submitted; groups whose submissions waited
+	 * for the pass's bound (they go first next pass) */
+	unsigned submitted;
+	size_t start_bucket, next_start;
+	bool capped;
+	/* pending units of the users this pass submitted for (counted
+	 * once per pass, then kept up to date) */
+	struct {
+		uid_t uid;
+		unsigned n;
+	} pending[16];
+	size_t npending;
+
+	/* counters for the view */
+	uint64_t resizes[CAUSE_END + 1];
+	double resize_seconds_sum;
+	uint64_t units_submitted, units_cancelled;
+};
+
+/* A job that has not ended. */
+bool rec_live(const struct job_view *j);
+/* The group of base job id, NULL if none. */
+struct group *rec_find(const struct reconcile *r, uint32_t id);
+/* A new group for base job id; NULL when out of memory. */
+struct group *rec_add_group(struct reconcile *r, uint32_t id);
+/* The group's pending release of job, NULL if none. */
+const struct release *rec_released(const struct group *g, uint32_t job);
+/* Is job a member of the group's world? */
+bool rec_in_world(const struct group *g, uint32_t job);
+
+#endif
