@@ -920,33 +920,40 @@ static int by_preference(const void *a, const void *b, void *arg)
 	return (x->job < y->job) - (x->job > y->job); /* older later */
 }
 
-/* The base runs: keep its group between min and its target. */
-static int step_running(struct reconcile *r, struct group *g,
-			const struct elastic_policy *p, int64_t now, bool adopt,
-			struct action_list *out)
-{
-	const struct job_view *base = g->base;
-	const struct elastic_opts *o = base->opts;
-	struct elastic_submitter who = { base->user, base->account };
-	const char *cap_key;
-	unsigned cap = options_node_cap(p, &who, &cap_key);
-	unsigned b = base->nnodes, target, nodes, limit;
-	size_t nslots, nc = 0, nitems = 0, frontier, nn = 0;
-	bool discrete = o->nsizes > 0, preempted = false, failed = false;
-	bool same = true;
-	uint32_t time_limit = 0;
+/* One running group's pass, shared by its steps (step_running). */
+struct run {
+	struct reconcile *r;
+	struct group *g;
+	const struct elastic_policy *p;
+	const struct job_view *base;
+	const struct elastic_opts *o;
+	int64_t now;
+	struct action_list *out;
+	unsigned b;	 /* the base's nodes */
+	unsigned target; /* the size the group aims at */
+	bool discrete;	 /* --elastic-sizes */
+	size_t nslots;	 /* r->slots: the sizes up to the target */
+	size_t nc;	 /* r->cands */
+	size_t frontier; /* the first slot no running unit holds */
+	bool preempted;	 /* the world lost a preempted member */
+	bool failed;	 /* ... or a failed one */
+	char lost[DETAIL_MAX];
+	size_t lj; /* strlen(lost) */
 	bool can_submit;
-	int rc;
-	char lost[DETAIL_MAX] = "";
-	size_t lj = 0;
+	uint32_t time_limit; /* of new units, minutes (0: the partition's) */
+	unsigned nodes;	     /* the best world from what runs (0: none) */
+	size_t nn;	     /* its members, in r->nworld */
+	bool same;	     /* it is the world already */
+};
 
-	nslots = ladder(o, cap, b, r->slots, &target);
-	for (size_t i = 0; i < nslots; i++)
-		r->slots[i].p_run = r->slots[i].p_pend = r->slots[i].od_run =
-		    r->slots[i].od_pend = -1;
+/* Candidates: live units not being released, and submissions not seen
+ * yet. */
+static int run_candidates(struct run *x)
+{
+	struct reconcile *r = x->r;
+	struct group *g = x->g;
+	int64_t now = x->now;
 
-	/* Candidates: live units not being released, and submissions
-	 * not seen yet. */
 	{
 		struct cand *c = grow(r->cands, &r->capcands,
 				      g->nunits + g->nexpect + 1, sizeof(*c));
@@ -962,13 +969,13 @@ static int step_running(struct reconcile *r, struct group *g,
 		    (u->phase == PHASE_RUNNING && u->preempted) ||
 		    rec_released(g, u->id))
 			continue;
-		r->cands[nc++] = (struct cand){
+		r->cands[x->nc++] = (struct cand){
 			u->id,	   u->unit.nodes,	   u->unit.kind,
 			usable(u), rec_in_world(g, u->id), false,
 			u,
 		};
 		if (usable(u))
-			r->cands[nc - 1].nnodes = u->nnodes;
+			r->cands[x->nc - 1].nnodes = u->nnodes;
 	}
 	{
 		size_t w = 0;
@@ -987,7 +994,7 @@ static int step_running(struct reconcile *r, struct group *g,
 			    now - e->at > (int64_t)r->cfg.expect_timeout_ms)
 				continue; /* seen (a unit now) or lost */
 			g->expect[w++] = *e;
-			r->cands[nc++] = (struct cand){
+			r->cands[x->nc++] = (struct cand){
 				e->job, e->nnodes, e->kind, false,
 				false,	false,	   NULL,
 			};
@@ -995,36 +1002,51 @@ static int step_running(struct reconcile *r, struct group *g,
 		g->nexpect = w;
 	}
 
-	r->ncands = nc;
+	r->ncands = x->nc;
+	return 0;
+}
 
-	/* Match units to slots: preemptible first, running before pending;
-	 * then on-demand units where no preemptible one runs. */
-	for (size_t i = 0; i < nslots; i++) {
+/* Match units to slots: preemptible first, running before pending; then
+ * on-demand units where no preemptible one runs. */
+static void run_match(struct run *x)
+{
+	struct reconcile *r = x->r;
+
+	for (size_t i = 0; i < x->nslots; i++) {
 		struct slot *s = &r->slots[i];
 
-		s->p_run = pick_cand(r, nc, s->size, UNIT_PREEMPTIBLE, true);
+		s->p_run = pick_cand(r, x->nc, s->size, UNIT_PREEMPTIBLE, true);
 		if (s->p_run < 0)
-			s->p_pend =
-			    pick_cand(r, nc, s->size, UNIT_PREEMPTIBLE, false);
+			s->p_pend = pick_cand(r, x->nc, s->size,
+					      UNIT_PREEMPTIBLE, false);
 	}
-	for (size_t i = 0; i < nslots; i++) {
+	for (size_t i = 0; i < x->nslots; i++) {
 		struct slot *s = &r->slots[i];
 
 		if (s->p_run >= 0)
 			continue;
-		s->od_run = pick_cand(r, nc, s->size, UNIT_ONDEMAND, true);
+		s->od_run = pick_cand(r, x->nc, s->size, UNIT_ONDEMAND, true);
 		if (s->od_run < 0)
 			s->od_pend =
-			    pick_cand(r, nc, s->size, UNIT_ONDEMAND, false);
+			    pick_cand(r, x->nc, s->size, UNIT_ONDEMAND, false);
 	}
-	for (frontier = 0; frontier < nslots; frontier++)
-		if (r->slots[frontier].p_run < 0 &&
-		    r->slots[frontier].od_run < 0)
+	for (x->frontier = 0; x->frontier < x->nslots; x->frontier++)
+		if (r->slots[x->frontier].p_run < 0 &&
+		    r->slots[x->frontier].od_run < 0)
 			break;
+}
+
+/* Units that fit no slot, and preempted units, are released. */
+static int run_releases(struct run *x)
+{
+	struct reconcile *r = x->r;
+	struct group *g = x->g;
+	const struct elastic_opts *o = x->o;
+	int64_t now = x->now;
 
 	/* Units that fit no slot: released, now unless they are in the
 	 * world (then at its next change). */
-	for (size_t i = 0; i < nc; i++) {
+	for (size_t i = 0; i < x->nc; i++) {
 		const struct cand *c = &r->cands[i];
 
 		if (c->used || !c->j || c->in_world)
@@ -1058,15 +1080,22 @@ static int step_running(struct reconcile *r, struct group *g,
 				   : now + (int64_t)o->grace * 1000) < 0)
 			return -1;
 	}
+	return 0;
+}
 
-	/* Losses: members of the world that are no longer usable. */
+/* Losses: members of the world that are no longer usable. */
+static void run_losses(struct run *x)
+{
+	struct reconcile *r = x->r;
+	struct group *g = x->g;
+
 	if (g->formed) {
-		if (b < g->world[0].nnodes) {
-			failed = true;
-			lj += snprintf(lost + lj, sizeof(lost) - lj,
-				       "base lost %u node%s",
-				       g->world[0].nnodes - b,
-				       g->world[0].nnodes - b == 1 ? "" : "s");
+		if (x->b < g->world[0].nnodes) {
+			x->failed = true;
+			x->lj += snprintf(
+			    x->lost + x->lj, sizeof(x->lost) - x->lj,
+			    "base lost %u node%s", g->world[0].nnodes - x->b,
+			    g->world[0].nnodes - x->b == 1 ? "" : "s");
 		}
 		for (size_t i = 1; i < g->nworld; i++) {
 			const struct job_view *j =
@@ -1075,33 +1104,44 @@ static int step_running(struct reconcile *r, struct group *g,
 			if (j && usable(j))
 				continue;
 			if (j && (j->preempted || j->end == END_PREEMPTED))
-				preempted = true;
+				x->preempted = true;
 			else
-				failed = true;
-			if (lj + 40 < sizeof(lost))
-				lj += snprintf(lost + lj, sizeof(lost) - lj,
-					       "%sunit %u %s", lj ? ", " : "",
-					       g->world[i].job, end_words(j));
+				x->failed = true;
+			if (x->lj + 40 < sizeof(x->lost))
+				x->lj += snprintf(
+				    x->lost + x->lj, sizeof(x->lost) - x->lj,
+				    "%sunit %u %s", x->lj ? ", " : "",
+				    g->world[i].job, end_words(j));
 		}
 	}
+}
 
-	/* Requests. */
+/* May units be asked for now (time left, partitions, back-off)? */
+static int run_can_submit(struct run *x)
+{
+	struct reconcile *r = x->r;
+	struct group *g = x->g;
+	const struct elastic_policy *p = x->p;
+	const struct job_view *base = x->base;
+	int64_t now = x->now;
+	struct action_list *out = x->out;
+
 	if (base->time_limit) {
 		int64_t left = (int64_t)base->end_time - now / 1000;
 
-		time_limit = left > 0 ? (uint32_t)(left / 60) : 0;
-		can_submit = left >= (int64_t)r->cfg.min_unit_seconds;
-		if (!can_submit &&
+		x->time_limit = left > 0 ? (uint32_t)(left / 60) : 0;
+		x->can_submit = left >= (int64_t)r->cfg.min_unit_seconds;
+		if (!x->can_submit &&
 		    note_once(g, NOTE_NO_TIME, out,
 			      "group %u: base has less than %u s left: "
 			      "no more units",
 			      g->id, r->cfg.min_unit_seconds) < 0)
 			return -1;
 	} else {
-		can_submit = true;
+		x->can_submit = true;
 	}
-	if (nslots && !p->preemptible_partitions.n) {
-		can_submit = false;
+	if (x->nslots && !p->preemptible_partitions.n) {
+		x->can_submit = false;
 		if (note_once(g, NOTE_NO_PARTITION, out,
 			      "group %u: no PreemptiblePartitions in "
 			      "elastic.conf: no units",
@@ -1111,10 +1151,10 @@ static int step_running(struct reconcile *r, struct group *g,
 	/* A base its owner moved out of BasePartitions (while it was
 	 * pending: job_submit checked the partition only at submission)
 	 * gets no units: the policy applies where it is known. */
-	if (nslots && p->base_partitions.n &&
+	if (x->nslots && p->base_partitions.n &&
 	    !(base->partition &&
 	      policy_list_has(&p->base_partitions, base->partition))) {
-		can_submit = false;
+		x->can_submit = false;
 		if (note_once(g, NOTE_BASE_PARTITION, out,
 			      "group %u: base in partition %s, not one of "
 			      "BasePartitions in elastic.conf: no units",
@@ -1123,35 +1163,55 @@ static int step_running(struct reconcile *r, struct group *g,
 			return -1;
 	}
 	if (now < g->submit_after)
-		can_submit = false;
-	if (can_submit) {
-		/* Preemptible units for every slot lacking one (with
-		 * --elastic-sizes only up to the first slot not held). */
-		for (size_t i = 0; i < nslots; i++) {
-			struct slot *s = &r->slots[i];
+		x->can_submit = false;
+	return 0;
+}
 
-			if (discrete && i > frontier)
-				break;
-			if (s->p_run >= 0 || s->p_pend >= 0)
-				continue;
-			rc = submit(r, g, p, now, UNIT_PREEMPTIBLE, s->size,
-				    time_limit, out);
-			if (rc < 0)
-				return -1;
-			if (rc)
-				break;
-			s->p_pend = (int)nc; /* a placeholder: not a cand */
-		}
+/* Preemptible units for every slot lacking one (with --elastic-sizes only
+ * up to the first slot not held). */
+static int run_submit_preemptible(struct run *x)
+{
+	struct reconcile *r = x->r;
+	int rc;
+
+	for (size_t i = 0; i < x->nslots; i++) {
+		struct slot *s = &r->slots[i];
+
+		if (x->discrete && i > x->frontier)
+			break;
+		if (s->p_run >= 0 || s->p_pend >= 0)
+			continue;
+		rc = submit(r, x->g, x->p, x->now, UNIT_PREEMPTIBLE, s->size,
+			    x->time_limit, x->out);
+		if (rc < 0)
+			return -1;
+		if (rc)
+			break;
+		s->p_pend = (int)x->nc; /* a placeholder: not a cand */
 	}
-	/* On-demand when the preemptible units did not bring the group to
-	 * the threshold within the scale delay. */
+	return 0;
+}
+
+/* On-demand when the preemptible units did not bring the group to the
+ * threshold within the scale delay. */
+static int run_submit_ondemand(struct run *x)
+{
+	struct reconcile *r = x->r;
+	struct group *g = x->g;
+	const struct elastic_policy *p = x->p;
+	const struct job_view *base = x->base;
+	const struct elastic_opts *o = x->o;
+	int64_t now = x->now;
+	struct action_list *out = x->out;
+	int rc;
+
 	if (ondemand_permitted(p, base)) {
 		unsigned threshold =
-		    base->opts->ondemand == ELASTIC_ONDEMAND_ALWAYS ? target
+		    base->opts->ondemand == ELASTIC_ONDEMAND_ALWAYS ? x->target
 								    : o->min;
-		unsigned have = b;
+		unsigned have = x->b;
 
-		for (size_t i = 0; i < nslots; i++) {
+		for (size_t i = 0; i < x->nslots; i++) {
 			const struct slot *s = &r->slots[i];
 
 			if (s->p_run >= 0 || s->od_run >= 0 || s->od_pend >= 0)
@@ -1162,20 +1222,20 @@ static int step_running(struct reconcile *r, struct group *g,
 		} else if (!g->shortfall_since) {
 			g->shortfall_since = now;
 		}
-		if (g->shortfall_since && can_submit &&
+		if (g->shortfall_since && x->can_submit &&
 		    now - g->shortfall_since >=
 			(int64_t)o->scale_delay * 1000) {
-			for (size_t i = 0; i < nslots && have < threshold;
+			for (size_t i = 0; i < x->nslots && have < threshold;
 			     i++) {
 				struct slot *s = &r->slots[i];
 
-				if (discrete && i > frontier)
+				if (x->discrete && i > x->frontier)
 					break;
 				if (s->p_run >= 0 || s->od_run >= 0 ||
 				    s->od_pend >= 0)
 					continue;
 				rc = submit(r, g, p, now, UNIT_ONDEMAND,
-					    s->size, time_limit, out);
+					    s->size, x->time_limit, out);
 				if (rc < 0)
 					return -1;
 				if (rc)
@@ -1187,9 +1247,19 @@ static int step_running(struct reconcile *r, struct group *g,
 	} else {
 		g->shortfall_since = 0;
 	}
+	return 0;
+}
 
-	/* The best world from what runs now. */
-	for (size_t i = 0; i < nslots; i++) {
+/* The best world from what runs now, into r->nworld. */
+static void run_best_world(struct run *x)
+{
+	struct reconcile *r = x->r;
+	struct group *g = x->g;
+	const struct elastic_opts *o = x->o;
+	size_t nitems = 0;
+	unsigned limit;
+
+	for (size_t i = 0; i < x->nslots; i++) {
 		const struct slot *s = &r->slots[i];
 		int c = s->p_run >= 0 ? s->p_run : s->od_run;
 
@@ -1197,129 +1267,214 @@ static int step_running(struct reconcile *r, struct group *g,
 			r->items[nitems++] = c;
 	}
 	qsort_r(r->items, nitems, sizeof(*r->items), by_preference, r);
-	limit = target > g->world_nodes ? target : g->world_nodes;
-	nodes = choose_world(r, o, b, limit, nitems);
-	if (nodes) {
-		r->nworld[nn++] =
-		    (struct world_member){ g->id, b, MEMBER_BASE };
+	limit = x->target > g->world_nodes ? x->target : g->world_nodes;
+	x->nodes = choose_world(r, o, x->b, limit, nitems);
+	if (x->nodes) {
+		r->nworld[x->nn++] =
+		    (struct world_member){ g->id, x->b, MEMBER_BASE };
 		for (size_t i = 0; i < nitems; i++) {
 			const struct cand *c = &r->cands[r->items[i]];
 
 			if (!r->chosen[i])
 				continue;
-			r->nworld[nn++] = (struct world_member){
+			r->nworld[x->nn++] = (struct world_member){
 				c->job,
 				c->nnodes,
 				c->kind == UNIT_ONDEMAND ? MEMBER_ONDEMAND
 							 : MEMBER_PREEMPTIBLE,
 			};
 		}
-		same = g->formed && nn == g->nworld && g->world[0].nnodes == b;
-		for (size_t i = 1; same && i < nn; i++)
-			same = rec_in_world(g, r->nworld[i].job);
+		x->same = g->formed && x->nn == g->nworld &&
+			  g->world[0].nnodes == x->b;
+		for (size_t i = 1; x->same && i < x->nn; i++)
+			x->same = rec_in_world(g, r->nworld[i].job);
 	}
+}
 
-	if (!g->formed) {
-		/* Nothing to wait for when no unit runs or can come (no
-		 * PreemptiblePartitions, no time left for one): the base at
-		 * min is the world, at once. */
-		bool complete =
-		    nodes && (nodes >= target || (!can_submit && nc == 0));
+/* A group without a world yet: form it. */
+static int run_first_world(struct run *x, bool adopt)
+{
+	struct reconcile *r = x->r;
+	struct group *g = x->g;
+	const struct job_view *base = x->base;
+	const struct elastic_opts *o = x->o;
+	int64_t now = x->now;
+	struct action_list *out = x->out;
 
-		if (nodes && adopt) {
-			/* elasticd restarted: what runs is the world. */
-			if (apply_world(r, g, now, r->nworld, nn, nodes,
-					CAUSE_START,
-					"rebuilt after elasticd restarted",
-					false, out) < 0)
-				return -1;
-		} else if (nodes && (complete ||
-				     now - (int64_t)base->start_time * 1000 >=
-					 (int64_t)o->scale_delay * 1000)) {
-			if (apply_world(
-				r, g, now, r->nworld, nn, nodes, CAUSE_START,
+	/* Nothing to wait for when no unit runs or can come (no
+	 * PreemptiblePartitions, no time left for one): the base at
+	 * min is the world, at once. */
+	bool complete = x->nodes && (x->nodes >= x->target ||
+				     (!x->can_submit && x->nc == 0));
+
+	if (x->nodes && adopt) {
+		/* elasticd restarted: what runs is the world. */
+		if (apply_world(r, g, now, r->nworld, x->nn, x->nodes,
+				CAUSE_START, "rebuilt after elasticd restarted",
+				false, out) < 0)
+			return -1;
+	} else if (x->nodes &&
+		   (complete || now - (int64_t)base->start_time * 1000 >=
+				    (int64_t)o->scale_delay * 1000)) {
+		if (apply_world(r, g, now, r->nworld, x->nn, x->nodes,
+				CAUSE_START,
 				g->generation ? "world formed" : "first world",
 				false, out) < 0)
-				return -1;
-		}
-	} else if (preempted) {
-		if (nodes ? apply_world(r, g, now, r->nworld, nn, nodes,
-					CAUSE_PREEMPT, lost, true, out)
-			  : lose_world(r, g, now, CAUSE_PREEMPT, lost, out))
 			return -1;
-	} else if (failed) {
-		if (!g->loss_since) {
-			g->loss_since = now;
-			if (!push(out, ACTION_NOTE, g->id,
-				  "group %u: %s: waiting up to %u s for a "
-				  "replacement",
-				  g->id, lost, o->fault_timeout))
-				return -1;
-		}
-		if (nodes && nodes >= g->world_nodes) {
-			if (apply_world(r, g, now, r->nworld, nn, nodes,
-					CAUSE_FAIL, "replaced", true, out) < 0)
-				return -1;
-		} else if (now - g->loss_since >=
-			   (int64_t)o->fault_timeout * 1000) {
-			if (nodes) {
-				char why[DETAIL_MAX];
+	}
+	return 0;
+}
 
-				snprintf(why, sizeof(why),
-					 "%s; no replacement within %u s", lost,
-					 o->fault_timeout);
-				if (apply_world(r, g, now, r->nworld, nn, nodes,
-						CAUSE_FAIL, why, true, out) < 0)
-					return -1;
-			} else if (!nodes &&
-				   note_once(
-				       g, NOTE_BELOW_MIN, out,
-				       "group %u: below --elastic-min=%u: "
-				       "waiting for units",
-				       g->id, o->min) < 0) {
+/* Members preempted: on at once without them. */
+static int run_preempted(struct run *x)
+{
+	struct reconcile *r = x->r;
+	struct group *g = x->g;
+	int64_t now = x->now;
+	struct action_list *out = x->out;
+
+	if (x->nodes ? apply_world(r, g, now, r->nworld, x->nn, x->nodes,
+				   CAUSE_PREEMPT, x->lost, true, out)
+		     : lose_world(r, g, now, CAUSE_PREEMPT, x->lost, out))
+		return -1;
+	return 0;
+}
+
+/* Members failed: wait the fault timeout for a replacement. */
+static int run_failed(struct run *x)
+{
+	struct reconcile *r = x->r;
+	struct group *g = x->g;
+	const struct elastic_opts *o = x->o;
+	int64_t now = x->now;
+	struct action_list *out = x->out;
+
+	if (!g->loss_since) {
+		g->loss_since = now;
+		if (!push(out, ACTION_NOTE, g->id,
+			  "group %u: %s: waiting up to %u s for a "
+			  "replacement",
+			  g->id, x->lost, o->fault_timeout))
+			return -1;
+	}
+	if (x->nodes && x->nodes >= g->world_nodes) {
+		if (apply_world(r, g, now, r->nworld, x->nn, x->nodes,
+				CAUSE_FAIL, "replaced", true, out) < 0)
+			return -1;
+	} else if (now - g->loss_since >= (int64_t)o->fault_timeout * 1000) {
+		if (x->nodes) {
+			/* Room for all of it: the event keeps what fits. */
+			char why[DETAIL_MAX + 48];
+
+			snprintf(why, sizeof(why),
+				 "%s; no replacement within %u s", x->lost,
+				 o->fault_timeout);
+			if (apply_world(r, g, now, r->nworld, x->nn, x->nodes,
+					CAUSE_FAIL, why, true, out) < 0)
 				return -1;
-			}
+		} else if (!x->nodes &&
+			   note_once(g, NOTE_BELOW_MIN, out,
+				     "group %u: below --elastic-min=%u: "
+				     "waiting for units",
+				     g->id, o->min) < 0) {
+			return -1;
 		}
-	} else if (nodes && !same) {
-		bool od_in = false, od_out = false;
+	}
+	return 0;
+}
 
-		for (size_t i = 1; i < nn; i++)
-			od_in |= r->nworld[i].kind == MEMBER_ONDEMAND &&
-				 !rec_in_world(g, r->nworld[i].job);
-		for (size_t i = 1; i < g->nworld; i++) {
-			bool kept = false;
+/* A better world runs (growth, a cap, on-demand in or out): after the
+ * scale delay. */
+static int run_change(struct run *x)
+{
+	struct reconcile *r = x->r;
+	struct group *g = x->g;
+	const struct elastic_opts *o = x->o;
+	int64_t now = x->now;
+	struct action_list *out = x->out;
 
-			for (size_t k = 1; k < nn; k++)
-				kept |= r->nworld[k].job == g->world[i].job;
-			od_out |= !kept && g->world[i].kind == MEMBER_ONDEMAND;
-		}
-		if (!g->change_since)
-			g->change_since = now;
-		if (now - g->change_since >= (int64_t)o->scale_delay * 1000) {
-			enum event_cause cause =
-			    nodes > g->world_nodes
-				? (od_in ? CAUSE_ONDEMAND : CAUSE_GROW)
-			    : od_out ? CAUSE_RETURN
-				     : CAUSE_GROW;
-			const char *why = nodes < g->world_nodes
-					      ? "policy lowered the cap"
-					  : cause == CAUSE_ONDEMAND
-					      ? "on-demand units started"
-					  : cause == CAUSE_RETURN
-					      ? "back to preemptible units"
+	bool od_in = false, od_out = false;
+
+	for (size_t i = 1; i < x->nn; i++)
+		od_in |= r->nworld[i].kind == MEMBER_ONDEMAND &&
+			 !rec_in_world(g, r->nworld[i].job);
+	for (size_t i = 1; i < g->nworld; i++) {
+		bool kept = false;
+
+		for (size_t k = 1; k < x->nn; k++)
+			kept |= r->nworld[k].job == g->world[i].job;
+		od_out |= !kept && g->world[i].kind == MEMBER_ONDEMAND;
+	}
+	if (!g->change_since)
+		g->change_since = now;
+	if (now - g->change_since >= (int64_t)o->scale_delay * 1000) {
+		enum event_cause cause =
+		    x->nodes > g->world_nodes
+			? (od_in ? CAUSE_ONDEMAND : CAUSE_GROW)
+		    : od_out ? CAUSE_RETURN
+			     : CAUSE_GROW;
+		const char *why =
+		    x->nodes < g->world_nodes ? "policy lowered the cap"
+		    : cause == CAUSE_ONDEMAND ? "on-demand units started"
+		    : cause == CAUSE_RETURN   ? "back to preemptible units"
 					      : "units started";
 
-			if (apply_world(r, g, now, r->nworld, nn, nodes, cause,
-					why, true, out) < 0)
-				return -1;
-		}
-	} else {
-		g->change_since = 0;
+		if (apply_world(r, g, now, r->nworld, x->nn, x->nodes, cause,
+				why, true, out) < 0)
+			return -1;
 	}
+	return 0;
+}
+
+/* The base runs: keep its group between min and its target. */
+static int step_running(struct reconcile *r, struct group *g,
+			const struct elastic_policy *p, int64_t now, bool adopt,
+			struct action_list *out)
+{
+	const struct job_view *base = g->base;
+	struct elastic_submitter who = { base->user, base->account };
+	const char *cap_key;
+	unsigned cap = options_node_cap(p, &who, &cap_key);
+	struct run run = {
+		.r = r, .g = g, .p = p, .base = base, .o = base->opts,
+		.now = now, .out = out, .b = base->nnodes,
+		.discrete = base->opts->nsizes > 0, .same = true,
+	}, *x = &run;
+	int rc;
+
+	x->nslots = ladder(x->o, cap, x->b, r->slots, &x->target);
+	for (size_t i = 0; i < x->nslots; i++)
+		r->slots[i].p_run = r->slots[i].p_pend = r->slots[i].od_run =
+		    r->slots[i].od_pend = -1;
+	if (run_candidates(x) < 0)
+		return -1;
+	run_match(x);
+	if (run_releases(x) < 0)
+		return -1;
+	run_losses(x);
+	if (run_can_submit(x) < 0)
+		return -1;
+	if (x->can_submit && run_submit_preemptible(x) < 0)
+		return -1;
+	if (run_submit_ondemand(x) < 0)
+		return -1;
+	run_best_world(x);
+	if (!g->formed)
+		rc = run_first_world(x, adopt);
+	else if (x->preempted)
+		rc = run_preempted(x);
+	else if (x->failed)
+		rc = run_failed(x);
+	else if (x->nodes && !x->same)
+		rc = run_change(x);
+	else
+		g->change_since = 0, rc = 0;
+	if (rc < 0)
+		return -1;
 
 	if (!g->formed)
-		g->state =
-		    b < o->min && !nodes ? GROUP_DEGRADED : GROUP_STARTING;
+		g->state = x->b < x->o->min && !x->nodes ? GROUP_DEGRADED
+							 : GROUP_STARTING;
 	else if (g->loss_since)
 		g->state = GROUP_DEGRADED;
 	else if (g->change_since || now < g->resizing_until)
