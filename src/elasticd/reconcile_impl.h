@@ -185,4 +185,40 @@ const struct release *rec_released(const struct group *g, uint32_t job);
 /* Is job a member of the group's world? */
 bool rec_in_world(const struct group *g, uint32_t job);
 
+/* Shared by the reconcile files (reconcile.c, reconcile_group.c,
+ * reconcile_world.c, reconcile_run.c). */
+struct action *rec_push(struct action_list *l, enum action_type type,
+			uint32_t group, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+void *rec_grow(void *p, size_t *cap, size_t need, size_t size);
+int rec_note_once(struct group *g, enum note_bit bit, struct action_list *out,
+		  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+void rec_add_event(struct group *g, int64_t now, enum event_cause cause,
+		   const char *detail);
+int rec_apply_world(struct reconcile *r, struct group *g, int64_t now,
+		    const struct world_member *nw, size_t nn, unsigned nodes,
+		    enum event_cause cause, const char *why, bool raise,
+		    struct action_list *out);
+unsigned rec_choose_world(struct reconcile *r, const struct elastic_opts *o,
+			  unsigned b, unsigned limit, size_t n);
+void rec_drop_group(struct reconcile *r, struct group *g);
+const char *rec_end_words(const struct job_view *j);
+size_t rec_hash(uint32_t id, size_t n);
+size_t rec_ladder(const struct elastic_opts *o, unsigned cap, unsigned b,
+		  struct slot *slots, unsigned *target);
+int rec_lose_world(struct reconcile *r, struct group *g, int64_t now,
+		   enum event_cause cause, const char *why,
+		   struct action_list *out);
+int rec_raise_world(struct reconcile *r, const struct group *g, const char *why,
+		    struct action_list *out);
+int rec_release_at(struct group *g, uint32_t job, int64_t at);
+int rec_send_releases(struct reconcile *r, struct group *g, int64_t now,
+		      struct action_list *out);
+int rec_step_running(struct reconcile *r, struct group *g,
+		     const struct elastic_policy *p, int64_t now, bool adopt,
+		     struct action_list *out);
+int rec_step_stopped(struct reconcile *r, struct group *g, int64_t now,
+		     struct action_list *out);
+bool rec_usable(const struct job_view *j);
+
 #endif

@@ -1,0 +1,815 @@
+/* One group's pass while its base runs, or has stopped (reconcile.h). */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reconcile_impl.h"
+
+/* Units of uid pending now: in Slurm, and submitted but not seen yet. */
+static unsigned count_pending(const struct reconcile *r, uid_t uid)
+{
+	size_t n = snapshot_count(r->snap);
+	unsigned k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct job_view *j = snapshot_job(r->snap, i);
+
+		if (j->role == ROLE_UNIT && j->uid == uid &&
+		    j->phase == PHASE_PENDING)
+			k++;
+	}
+	for (size_t bi = 0; bi < r->nbuckets; bi++)
+		for (const struct group *g = r->buckets[bi]; g; g = g->next)
+			if (g->uid == uid)
+				for (size_t e = 0; e < g->nexpect; e++)
+					k += !g->expect[e].job ||
+					     !snapshot_find(r->snap,
+							    g->expect[e].job);
+	return k;
+}
+
+/* count_pending(), cached for the pass; NULL past the cache's room. */
+static unsigned *pending_units(struct reconcile *r, uid_t uid, unsigned *tmp)
+{
+	for (size_t i = 0; i < r->npending; i++)
+		if (r->pending[i].uid == uid)
+			return &r->pending[i].n;
+	*tmp = count_pending(r, uid);
+	if (r->npending == sizeof(r->pending) / sizeof(r->pending[0]))
+		return tmp;
+	r->pending[r->npending].uid = uid;
+	r->pending[r->npending].n = *tmp;
+	return &r->pending[r->npending++].n;
+}
+
+/*
+ * Within the bounds (reconcile_config): 0 if a unit may be submitted now,
+ * 1 if it must wait for a later pass (noted once), -1 when out of memory.
+ */
+static int submit_bound(struct reconcile *r, struct group *g,
+			struct action_list *out)
+{
+	const char *what = NULL;
+	unsigned tmp;
+
+	if (g->submitted >= r->cfg.max_submit_group)
+		what = "units per group and pass";
+	else if (r->submitted >= r->cfg.max_submit_pass) {
+		what = "units per pass";
+		if (!r->capped)
+			r->next_start = rec_hash(g->id, r->nbuckets);
+		r->capped = true;
+	} else if (*pending_units(r, g->uid, &tmp) >= r->cfg.max_pending_user)
+		what = "pending units per user";
+	if (!what)
+		return 0;
+	if (rec_note_once(g, NOTE_SUBMIT_CAP, out,
+			  "group %u: more units wait for a later pass "
+			  "(bound on %s)",
+			  g->id, what) < 0)
+		return -1;
+	return 1;
+}
+
+/* Ask for a unit: 0, 1 when a bound makes it wait, -1 out of memory. */
+static int submit(struct reconcile *r, struct group *g,
+		  const struct elastic_policy *p, int64_t now,
+		  enum unit_kind kind, unsigned size, uint32_t limit,
+		  struct action_list *out)
+{
+	const struct job_view *base = g->base;
+	const struct policy_list *parts = kind == UNIT_ONDEMAND
+					      ? &p->ondemand_partitions
+					      : &p->preemptible_partitions;
+	const char *qos =
+	    kind == UNIT_ONDEMAND ? p->ondemand_qos : p->preemptible_qos;
+	struct expect *e;
+	struct action *a;
+	unsigned tmp;
+	int rc = submit_bound(r, g, out);
+
+	if (rc)
+		return rc;
+	e = rec_grow(g->expect, &g->capexpect, g->nexpect + 1, sizeof(*e));
+	if (!e)
+		return -1;
+	g->expect = e;
+	a = rec_push(out, ACTION_SUBMIT, g->id,
+		     "group %u: submit %s unit of %u node%s to %s", g->id,
+		     unittag_kind_name(kind), size, size == 1 ? "" : "s",
+		     parts->name[0]);
+	if (!a)
+		return -1;
+	a->token = ++g->next_token;
+	a->unit.tag = (struct unit_tag){ g->id, kind, size, a->token };
+	snprintf(a->unit.partition, sizeof(a->unit.partition), "%s",
+		 parts->name[0]);
+	snprintf(a->unit.qos, sizeof(a->unit.qos), "%s", qos);
+	a->unit.time_limit = limit;
+	a->unit.uid = base->uid;
+	a->unit.gid = base->gid;
+	a->unit.signal = base->opts->signal;
+	a->unit.grace = base->opts->grace;
+	a->unit.account = base->account;
+	a->unit.tres_per_node = base->tres_per_node;
+	a->unit.features = base->features;
+	a->unit.nice = p->unit_nice;
+	g->expect[g->nexpect++] =
+	    (struct expect){ a->token, 0, kind, size, now };
+	g->submitted++;
+	r->submitted++;
+	++*pending_units(r, g->uid, &tmp);
+	return 0;
+}
+
+/* Slack between Slurm's clock (a unit's submit time) and ours. */
+#define SUBMIT_CLOCK_SLACK_MS 5000
+
+/*
+ * The unit a submission made, seen in Slurm before the submission's answer
+ * reached us (submissions run beside the loop): the one of the group whose
+ * tag carries the submission's number, submitted since.  Numbers start
+ * again when elasticd does; the time tells an older unit with the same
+ * number apart.  0 if none.
+ */
+static uint32_t submitted_unit(const struct group *g, const struct expect *e)
+{
+	for (size_t i = 0; i < g->nunits; i++) {
+		const struct job_view *u = g->units[i];
+
+		if (u->unit.request == e->token &&
+		    (int64_t)u->submit_time * 1000 >=
+			e->at - SUBMIT_CLOCK_SLACK_MS)
+			return u->id;
+	}
+	return 0;
+}
+
+/* Is on-demand allowed for this group's owner by the policy now? */
+static bool ondemand_permitted(const struct elastic_policy *p,
+			       const struct job_view *base)
+{
+	struct elastic_submitter who = { base->user, base->account };
+
+	if (!p->ondemand_allowed || !p->ondemand_partitions.n ||
+	    base->opts->ondemand == ELASTIC_ONDEMAND_NEVER)
+		return false;
+	return options_ondemand_listed(p, &who);
+}
+
+/* For a slot: a member of the world, then a job Slurm shows (before a
+ * submission not seen yet), then the oldest. */
+static bool better(const struct cand *c, const struct cand *best)
+{
+	if (c->in_world != best->in_world)
+		return c->in_world;
+	if (!c->j != !best->j)
+		return c->j != NULL;
+	return c->job < best->job;
+}
+
+/* Pick the best unassigned candidate for a slot. */
+static int pick_cand(struct reconcile *r, size_t nc, unsigned size,
+		     enum unit_kind kind, bool running)
+{
+	int best = -1;
+
+	for (size_t i = 0; i < nc; i++) {
+		const struct cand *c = &r->cands[i];
+
+		if (c->used || c->kind != kind || c->running != running ||
+		    c->nnodes != size)
+			continue;
+		if (best < 0 || better(c, &r->cands[best]))
+			best = (int)i;
+	}
+	if (best >= 0)
+		r->cands[best].used = true;
+	return best;
+}
+
+/* Units are ordered least preferred first (see rec_choose_world()). */
+static int item_class(const struct cand *c)
+{
+	return (c->kind == UNIT_PREEMPTIBLE) * 2 + c->in_world;
+}
+
+static int by_preference(const void *a, const void *b, void *arg)
+{
+	const struct reconcile *r = arg;
+	const struct cand *x = &r->cands[*(const int *)a];
+	const struct cand *y = &r->cands[*(const int *)b];
+	int cx = item_class(x), cy = item_class(y);
+
+	if (cx != cy)
+		return cx - cy;
+	return (x->job < y->job) - (x->job > y->job); /* older later */
+}
+
+/* One running group's pass, shared by its steps (step_running). */
+struct run {
+	struct reconcile *r;
+	struct group *g;
+	const struct elastic_policy *p;
+	const struct job_view *base;
+	const struct elastic_opts *o;
+	int64_t now;
+	struct action_list *out;
+	unsigned b;	 /* the base's nodes */
+	unsigned target; /* the size the group aims at */
+	bool discrete;	 /* --elastic-sizes */
+	size_t nslots;	 /* r->slots: the sizes up to the target */
+	size_t nc;	 /* r->cands */
+	size_t frontier; /* the first slot no running unit holds */
+	bool preempted;	 /* the world lost a preempted member */
+	bool failed;	 /* ... or a failed one */
+	char lost[DETAIL_MAX];
+	size_t lj; /* strlen(lost) */
+	bool can_submit;
+	uint32_t time_limit; /* of new units, minutes (0: the partition's) */
+	unsigned nodes;	     /* the best world from what runs (0: none) */
+	size_t nn;	     /* its members, in r->nworld */
+	bool same;	     /* it is the world already */
+};
+
+/* Candidates: live units not being released, and submissions not seen
+ * yet. */
+static int run_candidates(struct run *x)
+{
+	struct reconcile *r = x->r;
+	struct group *g = x->g;
+	int64_t now = x->now;
+
+	{
+		struct cand *c =
+		    rec_grow(r->cands, &r->capcands, g->nunits + g->nexpect + 1,
+			     sizeof(*c));
+
+		if (!c)
+			return -1;
+		r->cands = c;
+	}
+	for (size_t i = 0; i < g->nunits; i++) {
+		const struct job_view *u = g->units[i];
+
+		if (!rec_live(u) ||
+		    (u->phase == PHASE_RUNNING && u->preempted) ||
+		    rec_released(g, u->id))
+			continue;
+		r->cands[x->nc++] = (struct cand){
+			u->id,
+			u->unit.nodes,
+			u->unit.kind,
+			rec_usable(u),
+			rec_in_world(g, u->id),
+			false,
+			u,
+		};
+		if (rec_usable(u))
+			r->cands[x->nc - 1].nnodes = u->nnodes;
+	}
+	{
+		size_t w = 0;
+
+		for (size_t i = 0; i < g->nexpect; i++) {
+			struct expect *e = &g->expect[i];
+			const struct job_view *j;
+
+			if (!e->job && (e->job = submitted_unit(g, e))) {
+				g->submit_failures = 0;
+				r->units_submitted++;
+			}
+			j = e->job ? snapshot_find(r->snap, e->job) : NULL;
+
+			if (j ||
+			    now - e->at > (int64_t)r->cfg.expect_timeout_ms)
+				continue; /* seen (a unit now) or lost */
+			g->expect[w++] = *e;
+			r->cands[x->nc++] = (struct cand){
+				e->job, e->nnodes, e->kind, false,
+				false,	false,	   NULL,
+			};
+		}
+		g->nexpect = w;
+	}
+
+	r->ncands = x->nc;
+	return 0;
+}
+
+/* Match units to slots: preemptible first, running before pending; then
+ * on-demand units where no preemptible one runs. */
+static void run_match(struct run *x)
+{
+	struct reconcile *r = x->r;
+
+	for (size_t i = 0; i < x->nslots; i++) {
+		struct slot *s = &r->slots[i];
+
+		s->p_run = pick_cand(r, x->nc, s->size, UNIT_PREEMPTIBLE, true);
+		if (s->p_run < 0)
+			s->p_pend = pick_cand(r, x->nc, s->size,
+					      UNIT_PREEMPTIBLE, false);
+	}
+	for (size_t i = 0; i < x->nslots; i++) {
+		struct slot *s = &r->slots[i];
+
+		if (s->p_run >= 0)
+			continue;
+		s->od_run = pick_cand(r, x->nc, s->size, UNIT_ONDEMAND, true);
+		if (s->od_run < 0)
+			s->od_pend =
+			    pick_cand(r, x->nc, s->size, UNIT_ONDEMAND, false);
+	}
+	for (x->frontier = 0; x->frontier < x->nslots; x->frontier++)
+		if (r->slots[x->frontier].p_run < 0 &&
+		    r->slots[x->frontier].od_run < 0)
+			break;
+}
+
+/* Units that fit no slot, and preempted units, are released. */
+static int run_releases(struct run *x)
+{
+	struct reconcile *r = x->r;
+	struct group *g = x->g;
+	const struct elastic_opts *o = x->o;
+	int64_t now = x->now;
+
+	/* Units that fit no slot: released, now unless they are in the
+	 * world (then at its next change). */
+	for (size_t i = 0; i < x->nc; i++) {
+		const struct cand *c = &r->cands[i];
+
+		if (c->used || !c->j || c->in_world)
+			continue;
+		if (rec_release_at(g, c->job, now) < 0)
+			return -1;
+	}
+
+	/*
+	 * Preempted units: Slurm ends them at the end of its GraceTime (and
+	 * KillWait), but their ranks need only --elastic-grace to
+	 * checkpoint; cancelling them then lets the preemptor start sooner.
+	 * One that was in no world, or whose ranks have all left (no step
+	 * of its own runs), holds nothing of the group's: at once.  The
+	 * time is set when the preemption is first seen (the world drops
+	 * the unit in the same pass); later, its steps ending bring it
+	 * forward.
+	 */
+	for (size_t i = 0; i < g->nunits; i++) {
+		const struct job_view *u = g->units[i];
+		bool seen;
+
+		if (u->phase != PHASE_RUNNING || !u->preempted)
+			continue;
+		seen = rec_released(g, u->id) != NULL;
+		if (seen && !u->steps_gone)
+			continue;
+		if (rec_release_at(g, u->id,
+				   u->steps_gone || !rec_in_world(g, u->id)
+				       ? now
+				       : now + (int64_t)o->grace * 1000) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Losses: members of the world that are no longer usable. */
+static void run_losses(struct run *x)
+{
+	struct reconcile *r = x->r;
+	struct group *g = x->g;
+
+	if (g->formed) {
+		if (x->b < g->world[0].nnodes) {
+			x->failed = true;
+			x->lj += snprintf(
+			    x->lost + x->lj, sizeof(x->lost) - x->lj,
+			    "base lost %u node%s", g->world[0].nnodes - x->b,
+			    g->world[0].nnodes - x->b == 1 ? "" : "s");
+		}
+		for (size_t i = 1; i < g->nworld; i++) {
+			const struct job_view *j =
+			    snapshot_find(r->snap, g->world[i].job);
+
+			if (j && rec_usable(j))
+				continue;
+			if (j && (j->preempted || j->end == END_PREEMPTED))
+				x->preempted = true;
+			else
+				x->failed = true;
+			if (x->lj + 40 < sizeof(x->lost))
+				x->lj += snprintf(
+				    x->lost + x->lj, sizeof(x->lost) - x->lj,
+				    "%sunit %u %s", x->lj ? ", " : "",
+				    g->world[i].job, rec_end_words(j));
+		}
+	}
+}
+
+/* May units be asked for now (time left, partitions, back-off)? */
+static int run_can_submit(struct run *x)
+{
+	struct reconcile *r = x->r;
+	struct group *g = x->g;
+	const struct elastic_policy *p = x->p;
+	const struct job_view *base = x->base;
+	int64_t now = x->now;
+	struct action_list *out = x->out;
+
+	if (base->time_limit) {
+		int64_t left = (int64_t)base->end_time - now / 1000;
+
+		x->time_limit = left > 0 ? (uint32_t)(left / 60) : 0;
+		x->can_submit = left >= (int64_t)r->cfg.min_unit_seconds;
+		if (!x->can_submit &&
+		    rec_note_once(g, NOTE_NO_TIME, out,
+				  "group %u: base has less than %u s left: "
+				  "no more units",
+				  g->id, r->cfg.min_unit_seconds) < 0)
+			return -1;
+	} else {
+		x->can_submit = true;
+	}
+	if (x->nslots && !p->preemptible_partitions.n) {
+		x->can_submit = false;
+		if (rec_note_once(g, NOTE_NO_PARTITION, out,
+				  "group %u: no PreemptiblePartitions in "
+				  "elastic.conf: no units",
+				  g->id) < 0)
+			return -1;
+	}
+	/* A base its owner moved out of BasePartitions (while it was
+	 * pending: job_submit checked the partition only at submission)
+	 * gets no units: the policy applies where it is known. */
+	if (x->nslots && p->base_partitions.n &&
+	    !(base->partition &&
+	      policy_list_has(&p->base_partitions, base->partition))) {
+		x->can_submit = false;
+		if (rec_note_once(g, NOTE_BASE_PARTITION, out,
+				  "group %u: base in partition %s, not one of "
+				  "BasePartitions in elastic.conf: no units",
+				  g->id,
+				  base->partition ? base->partition : "?") < 0)
+			return -1;
+	}
+	if (now < g->submit_after)
+		x->can_submit = false;
+	return 0;
+}
+
+/* Preemptible units for every slot lacking one (with --elastic-sizes only
+ * up to the first slot not held). */
+static int run_submit_preemptible(struct run *x)
+{
+	struct reconcile *r = x->r;
+	int rc;
+
+	for (size_t i = 0; i < x->nslots; i++) {
+		struct slot *s = &r->slots[i];
+
+		if (x->discrete && i > x->frontier)
+			break;
+		if (s->p_run >= 0 || s->p_pend >= 0)
+			continue;
+		rc = submit(r, x->g, x->p, x->now, UNIT_PREEMPTIBLE, s->size,
+			    x->time_limit, x->out);
+		if (rc < 0)
+			return -1;
+		if (rc)
+			break;
+		s->p_pend = (int)x->nc; /* a placeholder: not a cand */
+	}
+	return 0;
+}
+
+/* On-demand when the preemptible units did not bring the group to the
+ * threshold within the scale delay. */
+static int run_submit_ondemand(struct run *x)
+{
+	struct reconcile *r = x->r;
+	struct group *g = x->g;
+	const struct elastic_policy *p = x->p;
+	const struct job_view *base = x->base;
+	const struct elastic_opts *o = x->o;
+	int64_t now = x->now;
+	struct action_list *out = x->out;
+	int rc;
+
+	if (ondemand_permitted(p, base)) {
+		unsigned threshold =
+		    base->opts->ondemand == ELASTIC_ONDEMAND_ALWAYS ? x->target
+								    : o->min;
+		unsigned have = x->b;
+
+		for (size_t i = 0; i < x->nslots; i++) {
+			const struct slot *s = &r->slots[i];
+
+			if (s->p_run >= 0 || s->od_run >= 0 || s->od_pend >= 0)
+				have += s->size;
+		}
+		if (have >= threshold) {
+			g->shortfall_since = 0;
+		} else if (!g->shortfall_since) {
+			g->shortfall_since = now;
+		}
+		if (g->shortfall_since && x->can_submit &&
+		    now - g->shortfall_since >=
+			(int64_t)o->scale_delay * 1000) {
+			for (size_t i = 0; i < x->nslots && have < threshold;
+			     i++) {
+				struct slot *s = &r->slots[i];
+
+				if (x->discrete && i > x->frontier)
+					break;
+				if (s->p_run >= 0 || s->od_run >= 0 ||
+				    s->od_pend >= 0)
+					continue;
+				rc = submit(r, g, p, now, UNIT_ONDEMAND,
+					    s->size, x->time_limit, out);
+				if (rc < 0)
+					return -1;
+				if (rc)
+					break;
+				have += s->size;
+			}
+			g->shortfall_since = 0;
+		}
+	} else {
+		g->shortfall_since = 0;
+	}
+	return 0;
+}
+
+/* The best world from what runs now, into r->nworld. */
+static void run_best_world(struct run *x)
+{
+	struct reconcile *r = x->r;
+	struct group *g = x->g;
+	const struct elastic_opts *o = x->o;
+	size_t nitems = 0;
+	unsigned limit;
+
+	for (size_t i = 0; i < x->nslots; i++) {
+		const struct slot *s = &r->slots[i];
+		int c = s->p_run >= 0 ? s->p_run : s->od_run;
+
+		if (c >= 0)
+			r->items[nitems++] = c;
+	}
+	qsort_r(r->items, nitems, sizeof(*r->items), by_preference, r);
+	limit = x->target > g->world_nodes ? x->target : g->world_nodes;
+	x->nodes = rec_choose_world(r, o, x->b, limit, nitems);
+	if (x->nodes) {
+		r->nworld[x->nn++] =
+		    (struct world_member){ g->id, x->b, MEMBER_BASE };
+		for (size_t i = 0; i < nitems; i++) {
+			const struct cand *c = &r->cands[r->items[i]];
+
+			if (!r->chosen[i])
+				continue;
+			r->nworld[x->nn++] = (struct world_member){
+				c->job,
+				c->nnodes,
+				c->kind == UNIT_ONDEMAND ? MEMBER_ONDEMAND
+							 : MEMBER_PREEMPTIBLE,
+			};
+		}
+		x->same = g->formed && x->nn == g->nworld &&
+			  g->world[0].nnodes == x->b;
+		for (size_t i = 1; x->same && i < x->nn; i++)
+			x->same = rec_in_world(g, r->nworld[i].job);
+	}
+}
+
+/* A group without a world yet: form it. */
+static int run_first_world(struct run *x, bool adopt)
+{
+	struct reconcile *r = x->r;
+	struct group *g = x->g;
+	const struct job_view *base = x->base;
+	const struct elastic_opts *o = x->o;
+	int64_t now = x->now;
+	struct action_list *out = x->out;
+
+	/* Nothing to wait for when no unit runs or can come (no
+	 * PreemptiblePartitions, no time left for one): the base at
+	 * min is the world, at once. */
+	bool complete = x->nodes && (x->nodes >= x->target ||
+				     (!x->can_submit && x->nc == 0));
+
+	if (x->nodes && adopt) {
+		/* elasticd restarted: what runs is the world. */
+		if (rec_apply_world(
+			r, g, now, r->nworld, x->nn, x->nodes, CAUSE_START,
+			"rebuilt after elasticd restarted", false, out) < 0)
+			return -1;
+	} else if (x->nodes &&
+		   (complete || now - (int64_t)base->start_time * 1000 >=
+				    (int64_t)o->scale_delay * 1000)) {
+		if (rec_apply_world(
+			r, g, now, r->nworld, x->nn, x->nodes, CAUSE_START,
+			g->generation ? "world formed" : "first world", false,
+			out) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Members preempted: on at once without them. */
+static int run_preempted(struct run *x)
+{
+	struct reconcile *r = x->r;
+	struct group *g = x->g;
+	int64_t now = x->now;
+	struct action_list *out = x->out;
+
+	if (x->nodes ? rec_apply_world(r, g, now, r->nworld, x->nn, x->nodes,
+				       CAUSE_PREEMPT, x->lost, true, out)
+		     : rec_lose_world(r, g, now, CAUSE_PREEMPT, x->lost, out))
+		return -1;
+	return 0;
+}
+
+/* Members failed: wait the fault timeout for a replacement. */
+static int run_failed(struct run *x)
+{
+	struct reconcile *r = x->r;
+	struct group *g = x->g;
+	const struct elastic_opts *o = x->o;
+	int64_t now = x->now;
+	struct action_list *out = x->out;
+
+	if (!g->loss_since) {
+		g->loss_since = now;
+		if (!rec_push(out, ACTION_NOTE, g->id,
+			      "group %u: %s: waiting up to %u s for a "
+			      "replacement",
+			      g->id, x->lost, o->fault_timeout))
+			return -1;
+	}
+	if (x->nodes && x->nodes >= g->world_nodes) {
+		if (rec_apply_world(r, g, now, r->nworld, x->nn, x->nodes,
+				    CAUSE_FAIL, "replaced", true, out) < 0)
+			return -1;
+	} else if (now - g->loss_since >= (int64_t)o->fault_timeout * 1000) {
+		if (x->nodes) {
+			/* Room for all of it: the event keeps what fits. */
+			char why[DETAIL_MAX + 48];
+
+			snprintf(why, sizeof(why),
+				 "%s; no replacement within %u s", x->lost,
+				 o->fault_timeout);
+			if (rec_apply_world(r, g, now, r->nworld, x->nn,
+					    x->nodes, CAUSE_FAIL, why, true,
+					    out) < 0)
+				return -1;
+		} else if (!x->nodes &&
+			   rec_note_once(g, NOTE_BELOW_MIN, out,
+					 "group %u: below --elastic-min=%u: "
+					 "waiting for units",
+					 g->id, o->min) < 0) {
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* A better world runs (growth, a cap, on-demand in or out): after the
+ * scale delay. */
+static int run_change(struct run *x)
+{
+	struct reconcile *r = x->r;
+	struct group *g = x->g;
+	const struct elastic_opts *o = x->o;
+	int64_t now = x->now;
+	struct action_list *out = x->out;
+
+	bool od_in = false, od_out = false;
+
+	for (size_t i = 1; i < x->nn; i++)
+		od_in |= r->nworld[i].kind == MEMBER_ONDEMAND &&
+			 !rec_in_world(g, r->nworld[i].job);
+	for (size_t i = 1; i < g->nworld; i++) {
+		bool kept = false;
+
+		for (size_t k = 1; k < x->nn; k++)
+			kept |= r->nworld[k].job == g->world[i].job;
+		od_out |= !kept && g->world[i].kind == MEMBER_ONDEMAND;
+	}
+	if (!g->change_since)
+		g->change_since = now;
+	if (now - g->change_since >= (int64_t)o->scale_delay * 1000) {
+		enum event_cause cause =
+		    x->nodes > g->world_nodes
+			? (od_in ? CAUSE_ONDEMAND : CAUSE_GROW)
+		    : od_out ? CAUSE_RETURN
+			     : CAUSE_GROW;
+		const char *why =
+		    x->nodes < g->world_nodes ? "policy lowered the cap"
+		    : cause == CAUSE_ONDEMAND ? "on-demand units started"
+		    : cause == CAUSE_RETURN   ? "back to preemptible units"
+					      : "units started";
+
+		if (rec_apply_world(r, g, now, r->nworld, x->nn, x->nodes,
+				    cause, why, true, out) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The base runs: keep its group between min and its target. */
+int rec_step_running(struct reconcile *r, struct group *g,
+		     const struct elastic_policy *p, int64_t now, bool adopt,
+		     struct action_list *out)
+{
+	const struct job_view *base = g->base;
+	struct elastic_submitter who = { base->user, base->account };
+	const char *cap_key;
+	unsigned cap = options_node_cap(p, &who, &cap_key);
+	struct run run = {
+		.r = r, .g = g, .p = p, .base = base, .o = base->opts,
+		.now = now, .out = out, .b = base->nnodes,
+		.discrete = base->opts->nsizes > 0, .same = true,
+	}, *x = &run;
+	int rc;
+
+	x->nslots = rec_ladder(x->o, cap, x->b, r->slots, &x->target);
+	for (size_t i = 0; i < x->nslots; i++)
+		r->slots[i].p_run = r->slots[i].p_pend = r->slots[i].od_run =
+		    r->slots[i].od_pend = -1;
+	if (run_candidates(x) < 0)
+		return -1;
+	run_match(x);
+	if (run_releases(x) < 0)
+		return -1;
+	run_losses(x);
+	if (run_can_submit(x) < 0)
+		return -1;
+	if (x->can_submit && run_submit_preemptible(x) < 0)
+		return -1;
+	if (run_submit_ondemand(x) < 0)
+		return -1;
+	run_best_world(x);
+	if (!g->formed)
+		rc = run_first_world(x, adopt);
+	else if (x->preempted)
+		rc = run_preempted(x);
+	else if (x->failed)
+		rc = run_failed(x);
+	else if (x->nodes && !x->same)
+		rc = run_change(x);
+	else
+		g->change_since = 0, rc = 0;
+	if (rc < 0)
+		return -1;
+
+	if (!g->formed)
+		g->state = x->b < x->o->min && !x->nodes ? GROUP_DEGRADED
+							 : GROUP_STARTING;
+	else if (g->loss_since)
+		g->state = GROUP_DEGRADED;
+	else if (g->change_since || now < g->resizing_until)
+		g->state = GROUP_RESIZING;
+	else
+		g->state = GROUP_RUNNING;
+	return rec_send_releases(r, g, now, out);
+}
+
+/* The base is pending or has ended: its units go. */
+int rec_step_stopped(struct reconcile *r, struct group *g, int64_t now,
+		     struct action_list *out)
+{
+	const struct job_view *base = g->base;
+	bool ended = !base || !rec_live(base);
+
+	for (size_t i = 0; i < g->nunits; i++)
+		if (rec_live(g->units[i]) &&
+		    rec_release_at(g, g->units[i]->id, now) < 0)
+			return -1;
+	if (ended && !g->end_noted) {
+		g->end_noted = true;
+		rec_add_event(g, now, CAUSE_END,
+			      base ? rec_end_words(base) : "gone");
+		r->resizes[CAUSE_END]++;
+		if (!rec_push(out, ACTION_NOTE, g->id,
+			      "group %u: base %s: releasing its units", g->id,
+			      base ? rec_end_words(base) : "gone"))
+			return -1;
+	}
+	if (g->formed) {
+		/* Requeued or ended: the world is over; a requeued base
+		 * starts a new one above the same generation. */
+		g->formed = false;
+		g->nworld = 0;
+		g->world_nodes = 0;
+		r->dirty = true;
+	}
+	g->change_since = g->loss_since = g->shortfall_since = 0;
+	g->state = ended ? GROUP_COMPLETING : GROUP_PENDING;
+	return rec_send_releases(r, g, now, out);
+}
