@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fixture.h"
 #include "common/policy.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
@@ -1158,44 +1159,9 @@ static void ondemand_words(void **state)
 
 /* policy_load */
 
-struct tmp {
-	char dir[64];
-	char path[128];
-};
-
 static int tmp_setup(void **state)
 {
-	struct tmp *t = calloc(1, sizeof(*t));
-
-	if (!t)
-		return -1;
-	strcpy(t->dir, "/tmp/test_policy.XXXXXX");
-	if (!mkdtemp(t->dir)) {
-		free(t);
-		return -1;
-	}
-	snprintf(t->path, sizeof(t->path), "%s/elastic.conf", t->dir);
-	*state = t;
-	return 0;
-}
-
-static int tmp_teardown(void **state)
-{
-	struct tmp *t = *state;
-
-	unlink(t->path);
-	rmdir(t->dir);
-	free(t);
-	return 0;
-}
-
-static void write_file(const char *path, const void *data, size_t len)
-{
-	FILE *f = fopen(path, "w");
-
-	assert_non_null(f);
-	assert_int_equal(fwrite(data, 1, len, f), len);
-	assert_int_equal(fclose(f), 0);
+	return tmp_make(state, "test_policy", "elastic.conf");
 }
 
 static void load_missing(void **state)
