@@ -1,0 +1,242 @@
+#ifndef ELASTIC_RUN_H
+#define ELASTIC_RUN_H
+
+/*
+ * What the parts of elastic-run share: elastic-run.c (options, signals,
+ * the timeline, the loop), world.c (the world and where it comes from),
+ * sentinel.c (the step that reports raised signals), launch.c (starting,
+ * signalling and reaping the ranks' steps; checkpoints), watch.c (one
+ * launch watched to its end).  Private to the program.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/time.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <slurm/slurm.h>
+#include <slurm/slurm_errno.h>
+
+#include "common/error.h"
+#include "common/options.h"
+#include "common/nodelist.h"
+#include "common/parse.h"
+#include "common/rankenv.h"
+#include "ckpt_slurm.h"
+#include "common/ckpt.h"
+#include "common/ckpt_eval.h"
+#include "elastic-event/raise.h"
+#include "decide.h"
+#include "membership.h"
+#include <pwd.h>
+
+#define PROG	      "elastic-run"
+#define SENTINEL_NAME "elastic-sentinel"
+#define POLL_MS	      100
+#define ALLOC_POLL_MS 1000
+#define KILL_WAIT_S   10
+/* After the ranks all exit, how long to wait for an elastic signal that
+ * slurmd delivers to the batch step later than to the ranks. */
+#define SETTLE_MS     500
+#define DEFAULT_GRACE 30
+/* elasticd: how often to ask for the group while ranks run, how long a
+ * request may take, and how long to wait for a world: at the start (the
+ * daemon adopts a new group within a poll or two), after an event (the
+ * next generation is published within a poll), in an outage. */
+#define ED_POLL_MS	    500
+#define ED_TIMEOUT_MS	    2000
+#define ED_RETRY_MS	    200
+#define ED_START_WAIT_S	    15
+#define RELAUNCH_GEN_WAIT_S 1.5
+#define ED_OUTAGE_WAIT_S    10
+#define ED_PROBE_S	    5
+/* After ranks failed: how long to look for a lost member, how often. */
+#define MOVED_WAIT_S  3
+#define MOVED_POLL_MS 250
+/* Beyond the fault timeout: elasticd's poll and decision. */
+#define FAULT_MARGIN_S 5
+/* How often the checkpoint pass runs while the ranks train. */
+#define CKPT_TICK_S 2
+/* During the grace: how often the ranks still running are told again, and
+ * how long after our last raise the sentinel may still report it. */
+#define RERAISE_S    2
+#define RAISE_ECHO_S 0.5
+/* While a launch's steps are not all up, how often stale steps of earlier
+ * launches are looked for (slurmctld may bring some back on a restart). */
+#define STALE_CHECK_S 5
+/* How long signalled stale steps have to end before they count as ghosts. */
+#define GHOST_WAIT_S 3
+
+struct config {
+	uint32_t job_id;
+	unsigned nproc_per_node;
+	unsigned max_restarts;
+	char **cmd;
+	int sig;		/* the job's elastic signal */
+	unsigned grace;		/* seconds */
+	unsigned fault_timeout; /* seconds elasticd waits for a replacement */
+	/* Checkpoints (common/ckpt.h): the job's dir, what the ranks resume
+	 * from, and the pass that submits eval jobs and applies retention. */
+	bool ckpt;
+	struct elastic_opts opts;
+	struct ckpt_slurm cs;
+	char ckpt_dir[CKPT_PATH_MAX];
+	char prev[CKPT_PATH_MAX];
+	char eval_partition[POLICY_NAME_MAX + 1];
+	unsigned port;
+	const char *srun;
+	/* --launcher=mpirun: the mpirun and the remote-shell agent. */
+	const char *mpirun;
+	char rsh_agent[4096];
+};
+
+/* The job's current allocation and elastic options, in one RPC. */
+struct alloc_view {
+	unsigned nnodes;
+	char nodes[MEMBERS_NODES_POOL];
+	char batch_host[256];
+	bool elastic;
+	struct elastic_opts opts;
+};
+
+/*
+ * Where the world comes from.  With an elasticd to ask, its view of the
+ * group (the base and the units in the current world); once it has
+ * answered, an outage keeps the world running and a relaunch waits for
+ * it, then falls back to the job's own allocation, which always exists.
+ */
+struct source {
+	bool have_ed;
+	struct apiclient ed;
+	/* Jobs of elasticd's worlds that Slurm showed to be the group's own
+	 * (a job's owner and tag never change). */
+	uint32_t ours[MAX_MEMBERS];
+	size_t nours;
+	bool ed_mode;	 /* the current world is elasticd's */
+	bool ed_trouble; /* an outage was reported */
+	bool ed_said;	 /* the fallback to the allocation was reported */
+	/* A member left the world without a new generation (a unit or node
+	 * failed): elasticd waits the fault timeout for a replacement before
+	 * it publishes the next world, and so does the relaunch. */
+	bool degraded;
+	char why[sizeof(((elastic_error_t *)0)->text)]; /* last failure */
+	double next_probe; /* allocation mode: when to ask elasticd again */
+	/* For the next report to elasticd: how long the ranks took to exit
+	 * at the last event, ms (-1: not measured). */
+	long exit_ms;
+};
+
+struct sentinel {
+	pid_t pid;
+	int fd; /* its output, -1 if none */
+	int in; /* its input: closing it ends the step, -1 if none */
+	char buf[256];
+	size_t len;
+};
+
+struct launch {
+	size_t n;
+	pid_t pid[MAX_MEMBERS];
+	int status[MAX_MEMBERS];
+	bool done[MAX_MEMBERS];
+	size_t running;
+	/* The member jobs the launch runs in (one srun each, or one
+	 * mpirun over all), and their first step id of the launch. */
+	size_t njobs;
+	uint32_t job[MAX_MEMBERS];
+	uint32_t first_step[MAX_MEMBERS];
+	/* One mpirun, in a process group of its own with the ranks it
+	 * starts on its own node: those are in no step of any job. */
+	bool mpirun;
+	/* The ranks' steps share their CPUs with ghosts (see below). */
+	bool overlap;
+	/* Stale steps the last check found (and killed). */
+	size_t stale;
+};
+
+/* What happened while a launch ran. */
+struct watch {
+	/* What the launcher saw, NULL if the ranks all exited on their own:
+	 * stop, signal, raised (on the steps), membership (the world changed
+	 * while they ran), member-exit (a member failed while others ran),
+	 * ranks-event (a member stopped for an event while others ran). */
+	const char *cause;
+	char detail[256];
+	bool stopping;
+	char world[256]; /* how the world changed, if it did */
+};
+
+/* Set by the signal handlers (elastic-run.c). */
+extern volatile sig_atomic_t got_event; /* signal number, 0 if none */
+extern volatile sig_atomic_t got_stop;
+/* When we last raised the event on the ranks' steps (monotonic s). */
+extern double last_raise;
+/* Variables of the batch step that would mislead srun --jobid (launch.c). */
+extern const char *const stale_vars[];
+
+/* current_members(): the batch job was told to stop while waiting. */
+#define MEMBERS_STOPPED (-2)
+
+void timeline(const char *event, unsigned restart, unsigned nnodes,
+	      const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+double now_s(void);
+void sleep_ms(unsigned ms);
+void install(int sig, void (*fn)(int));
+int load_alloc(uint32_t job_id, struct alloc_view *v, elastic_error_t *err);
+int source_init(struct source *src, const char *server, const char *munge,
+		const struct elastic_policy *p, const char *conf,
+		const elastic_error_t *p_err);
+void member_list(const struct members *ms, char *out, size_t len);
+int current_members(const struct config *c, struct source *src,
+		    uint64_t after_gen, unsigned restart, struct members *ms,
+		    elastic_error_t *err);
+bool world_changed(const struct config *c, struct source *src,
+		   struct members *cur, double *next_poll, char *detail,
+		   size_t len);
+bool world_moved(const struct config *c, struct source *src,
+		 struct members *cur, char *detail, size_t len);
+bool world_intact(const struct config *c, struct source *src,
+		  struct members *cur, char *detail, size_t len);
+int sentinel_main(void);
+void sentinel_start(uint32_t job_id, const char *srun, struct sentinel *s);
+int sentinel_read(struct sentinel *s, bool *ready);
+void sentinel_stop(struct sentinel *s);
+size_t launch_stale(const struct config *c, const struct launch *l, bool kill);
+int launch(const struct config *c, const struct members *ms, unsigned restart,
+	   unsigned prev_nnodes, struct launch *l);
+size_t reap(struct launch *l);
+int member_failed(const struct launch *l);
+void describe_status(const struct launch *l, char *out, size_t len);
+size_t launch_up(const struct launch *l);
+size_t raise_launch(const struct config *c, const struct launch *l);
+void drain_steps(const struct launch *l);
+void kill_launch(struct launch *l);
+const char *signame(int sig);
+bool sentinel_event(const struct config *c, struct sentinel *s,
+		    const char **cause, bool *stopping, char *detail,
+		    size_t len);
+int ckpt_setup(struct config *c, const struct elastic_policy *p);
+int ckpt_prev(struct config *c, unsigned restart);
+void ckpt_pass(const struct config *c, unsigned restart, unsigned nnodes);
+void watch_launch(const struct config *c, struct source *src,
+		  struct members *ms, struct launch *l, struct sentinel *sen,
+		  unsigned restart, struct watch *w);
+void end_launch(const struct config *c, struct source *src, struct launch *l,
+		const struct members *ms, unsigned restart, struct watch *w);
+void observe(const struct config *c, struct source *src, struct members *ms,
+	     const struct launch *l, struct watch *w, struct launch_obs *o);
+
+#endif
