@@ -92,7 +92,6 @@ static struct {
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
 	struct conn_slot slot[API_CONNECTIONS];
-	unsigned n;
 	bool stop;
 	bool reaping;
 	pthread_t reaper;
@@ -151,10 +150,8 @@ static void notify_conn(void *cls, struct MHD_Connection *conn,
 	(void)cls;
 	pthread_mutex_lock(&conns.lock);
 	if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
-		if (c) {
+		if (c)
 			c->fd = -1;
-			conns.n--;
-		}
 		*socket_context = NULL;
 	} else if ((ci = MHD_get_connection_info(
 			conn, MHD_CONNECTION_INFO_CONNECTION_FD))) {
@@ -166,7 +163,6 @@ static void notify_conn(void *cls, struct MHD_Connection *conn,
 			c = &conns.slot[i];
 			c->fd = ci->connect_fd;
 			c->since = now_ms();
-			conns.n++;
 			*socket_context = c;
 			conns_reap(c);
 		}
@@ -221,7 +217,6 @@ static int reaper_start(void)
 	pthread_mutex_lock(&conns.lock);
 	for (i = 0; i < API_CONNECTIONS; i++)
 		conns.slot[i].fd = -1;
-	conns.n = 0;
 	conns.stop = false;
 	pthread_mutex_unlock(&conns.lock);
 	/* The wait is timed on the monotonic clock, as the deadlines. */
