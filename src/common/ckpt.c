@@ -16,8 +16,6 @@
 #include "parse.h"
 #include "safeopen.h"
 
-#define OPT "--elastic-resume-from"
-
 int ckpt_parse_name(const char *name, uint64_t *step)
 {
 	const char *p = name;
@@ -194,8 +192,9 @@ size_t ckpt_retention(const struct ckpt_list *l, unsigned keep,
 
 static int bad_spec(elastic_error_t *err, const char *text, const char *why)
 {
-	return elastic_errorf(err, OPT "=%s: %s (allowed: " CKPT_SPEC_WORDS ")",
-			      text, why);
+	return elastic_errorf(
+	    err, CKPT_SPEC_OPT "=%s: %s (allowed: " CKPT_SPEC_WORDS ")", text,
+	    why);
 }
 
 int ckpt_spec_parse(const char *text, struct ckpt_spec *s, elastic_error_t *err)
@@ -208,12 +207,14 @@ int ckpt_spec_parse(const char *text, struct ckpt_spec *s, elastic_error_t *err)
 	if (!*text)
 		return bad_spec(err, text, "empty value");
 	if (blen > CKPT_SPEC_MAX)
-		return elastic_errorf(err, OPT ": longer than %d characters",
-				      CKPT_SPEC_MAX);
+		return elastic_errorf(
+		    err, CKPT_SPEC_OPT ": longer than %d characters",
+		    CKPT_SPEC_MAX);
 	for (const char *c = text; *c; c++)
 		if (iscntrl((unsigned char)*c))
-			return elastic_errorf(err, OPT ": control character in "
-						       "value");
+			return elastic_errorf(err, CKPT_SPEC_OPT
+					      ": control character in "
+					      "value");
 	if (at) {
 		const char *d = at + 1;
 		uint64_t step = 0;

@@ -175,6 +175,8 @@ struct ckpt_spec {
 };
 #define CKPT_SPEC_MAX	1024 /* characters of a spec */
 #define CKPT_SPEC_WORDS "JOBID, JOBID@STEP, PATH, PATH@STEP (PATH absolute)"
+/* The option a spec comes from, for its errors. */
+#define CKPT_SPEC_OPT "--elastic-resume-from"
 
 /* Syntax only (what sbatch and slurmctld check); err names the option. */
 int ckpt_spec_parse(const char *text, struct ckpt_spec *s,

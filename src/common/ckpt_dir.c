@@ -18,8 +18,6 @@
 #include "ckpt.h"
 #include "safeopen.h"
 
-#define OPT "--elastic-resume-from"
-
 /* Bytes of the regular files under the directory fd (closed here). */
 static uint64_t dir_size(int fd, int depth)
 {
@@ -321,27 +319,31 @@ static int pick_from_dir(const char *text, const struct ckpt_spec *s,
 
 	if (ckpt_list_fast(dir, &l, &e2) < 0) {
 		ckpt_list_free(&l);
-		return elastic_errorf(err, OPT "=%s: %s", text, e2.text);
+		return elastic_errorf(err, CKPT_SPEC_OPT "=%s: %s", text,
+				      e2.text);
 	}
 	if (l.missing) {
 		rc = elastic_errorf(err,
-				    OPT "=%s: %s has no checkpoint (%s does "
-					"not exist)",
+				    CKPT_SPEC_OPT
+				    "=%s: %s has no checkpoint (%s does "
+				    "not exist)",
 				    text, what, dir);
 	} else if (!l.n) {
-		rc = elastic_errorf(err, OPT "=%s: %s has no checkpoint in %s",
-				    text, what, dir);
+		rc = elastic_errorf(
+		    err, CKPT_SPEC_OPT "=%s: %s has no checkpoint in %s", text,
+		    what, dir);
 	} else {
 		e = s->has_step ? ckpt_find(&l, s->step) : ckpt_newest(&l);
 		if (!e) {
 			ckpt_steps_text(&l, steps, sizeof(steps));
 			rc = elastic_errorf(err,
-					    OPT "=%s: %s has no checkpoint at "
-						"step %" PRIu64 " (has %s)",
+					    CKPT_SPEC_OPT
+					    "=%s: %s has no checkpoint at "
+					    "step %" PRIu64 " (has %s)",
 					    text, what, s->step, steps);
 		} else if (ckpt_entry_path(&l, e, path, len) < 0) {
-			rc =
-			    elastic_errorf(err, OPT "=%s: path too long", text);
+			rc = elastic_errorf(
+			    err, CKPT_SPEC_OPT "=%s: path too long", text);
 		} else if (step) {
 			*step = e->step;
 		}
@@ -365,15 +367,15 @@ int ckpt_resolve(const char *text, ckpt_job_dir_fn job_dir, void *arg,
 		elastic_error_t e2;
 
 		if (!job_dir || job_dir(s.job_id, arg, dir, sizeof(dir), &e2))
-			return elastic_errorf(err, OPT "=%s: %s", text,
-					      job_dir ? e2.text
-						      : "no job lookup");
+			return elastic_errorf(
+			    err, CKPT_SPEC_OPT "=%s: %s", text,
+			    job_dir ? e2.text : "no job lookup");
 		snprintf(what, sizeof(what), "job %u", s.job_id);
 		return pick_from_dir(text, &s, dir, what, path, len, step, err);
 	}
 	if (stat(s.path, &st))
-		return elastic_errorf(err, OPT "=%s: %s: %s", text, s.path,
-				      strerror(errno));
+		return elastic_errorf(err, CKPT_SPEC_OPT "=%s: %s: %s", text,
+				      s.path, strerror(errno));
 	/* A checkpoint itself (a file, or a directory named like one). */
 	base = strrchr(s.path, '/');
 	while (base && base > s.path && !base[1]) { /* trailing '/' */
@@ -384,24 +386,25 @@ int ckpt_resolve(const char *text, ckpt_job_dir_fn job_dir, void *arg,
 	if (ckpt_parse_name(base, &named) == 0 || !S_ISDIR(st.st_mode)) {
 		if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
 			return elastic_errorf(err,
-					      OPT "=%s: %s is not a file nor "
-						  "a directory",
+					      CKPT_SPEC_OPT
+					      "=%s: %s is not a file nor "
+					      "a directory",
 					      text, s.path);
 		if (ckpt_parse_name(base, &named) < 0)
 			return elastic_errorf(err,
-					      OPT
+					      CKPT_SPEC_OPT
 					      "=%s: %s is not named like a "
 					      "checkpoint (ckpt-STEP[.ext])",
 					      text, s.path);
 		if (s.has_step && named != s.step)
-			return elastic_errorf(err,
-					      OPT "=%s: %s is the checkpoint "
-						  "of step %" PRIu64
-						  ", not %" PRIu64,
-					      text, s.path, named, s.step);
+			return elastic_errorf(
+			    err,
+			    CKPT_SPEC_OPT "=%s: %s is the checkpoint "
+					  "of step %" PRIu64 ", not %" PRIu64,
+			    text, s.path, named, s.step);
 		if (snprintf(path, len, "%s", s.path) >= (int)len)
-			return elastic_errorf(err, OPT "=%s: path too long",
-					      text);
+			return elastic_errorf(
+			    err, CKPT_SPEC_OPT "=%s: path too long", text);
 		if (step)
 			*step = named;
 		return 0;
