@@ -29,6 +29,16 @@ static struct {
 	char seen_account[64];
 } w = { .lock = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER };
 
+/* Shut or open a gate (w.gate_shut or w.slow_shut) the submissions wait
+ * at. */
+static void set_gate(bool *gate, bool shut)
+{
+	pthread_mutex_lock(&w.lock);
+	*gate = shut;
+	pthread_cond_broadcast(&w.cv);
+	pthread_mutex_unlock(&w.lock);
+}
+
 static double now_s(void)
 {
 	struct timespec ts;
@@ -96,9 +106,7 @@ static void slow_group_holds_no_other(void **state)
 	(void)state;
 	assert_non_null(q);
 	/* The slow group's submissions take until the gate opens. */
-	pthread_mutex_lock(&w.lock);
-	w.slow_shut = true;
-	pthread_mutex_unlock(&w.lock);
+	set_gate(&w.slow_shut, true);
 	/* Three of the slow group first, then one of each other group. */
 	for (uint32_t t = 1; t <= 3; t++) {
 		u = req(SLOW_GROUP, t);
@@ -118,10 +126,7 @@ static void slow_group_holds_no_other(void **state)
 		assert_string_equal(got[i].text, "quick");
 	}
 	/* The slow group's, one at a time and in order. */
-	pthread_mutex_lock(&w.lock);
-	w.slow_shut = false;
-	pthread_cond_broadcast(&w.cv);
-	pthread_mutex_unlock(&w.lock);
+	set_gate(&w.slow_shut, false);
 	n = take_until(q, got, 0, 3, 30.0);
 	assert_int_equal(n, 3);
 	for (size_t i = 0; i < 3; i++) {
@@ -177,10 +182,7 @@ static void *open_when_stopped(void *arg)
 
 	while (submitq_push(q, SLOW_GROUP, 50, &u, "") == 0)
 		usleep(10000);
-	pthread_mutex_lock(&w.lock);
-	w.slow_shut = false;
-	pthread_cond_broadcast(&w.cv);
-	pthread_mutex_unlock(&w.lock);
+	set_gate(&w.slow_shut, false);
 	return NULL;
 }
 
@@ -194,25 +196,18 @@ static void bounded(void **state)
 
 	(void)state;
 	assert_non_null(q);
-	pthread_mutex_lock(&w.lock);
-	w.gate_shut = true;
-	pthread_mutex_unlock(&w.lock);
+	set_gate(&w.gate_shut, true);
 	for (uint32_t i = 0; i < SUBMITQ_MAX; i++) {
 		u = req(100 + i, 1);
 		assert_int_equal(submitq_push(q, 100 + i, 1, &u, ""), 0);
 	}
 	u = req(9, 1);
 	assert_int_equal(submitq_push(q, 9, 1, &u, ""), -1);
-	pthread_mutex_lock(&w.lock);
-	w.gate_shut = false;
-	pthread_cond_broadcast(&w.cv);
-	pthread_mutex_unlock(&w.lock);
+	set_gate(&w.gate_shut, false);
 	assert_int_equal(take_until(q, got, 0, SUBMITQ_MAX, 20.0), SUBMITQ_MAX);
 	/* Stopped with submissions queued behind a running one: that one
 	 * is answered, the others dropped; nothing more is taken. */
-	pthread_mutex_lock(&w.lock);
-	w.slow_shut = true;
-	pthread_mutex_unlock(&w.lock);
+	set_gate(&w.slow_shut, true);
 	for (uint32_t t = 1; t <= 3; t++) {
 		u = req(SLOW_GROUP, t);
 		assert_int_equal(submitq_push(q, SLOW_GROUP, t, &u, ""), 0);
