@@ -12,24 +12,20 @@ for f in "$MC_DIR"/run/*.pid; do
 done
 ok "minicluster down succeeds" "$MINICLUSTER" down
 # A zombie has exited; it waits only for its parent (or init) to reap it.
+# alive PID [START]: PID runs, not a zombie, with that start time if one
+# was recorded (else the pid alone says it).
 alive() {
 	local stat t=$2
 	read -r stat 2>/dev/null <"/proc/$1/stat" || return 1
 	stat=${stat##*) }
 	# shellcheck disable=SC2086 # split the fields
 	set -- $stat
-	[ "$1" != Z ] && [ "${20}" = "$t" ]
+	[ "$1" != Z ] && { [ -z "$t" ] || [ "${20}" = "$t" ]; }
 }
 left=""
 for ps in "${started[@]}"; do
 	p=${ps%%:*} t=${ps#*:}
-	[ -n "$p" ] || continue
-	# No start time recorded: the pid alone says it.
-	if [ -z "$t" ]; then
-		[ -e "/proc/$p" ] && [ "$(awk '{print $3}' "/proc/$p/stat" 2>/dev/null)" != Z ] && left="$left $p"
-	elif alive "$p" "$t"; then
-		left="$left $p"
-	fi
+	if [ -n "$p" ] && alive "$p" "$t"; then left="$left $p"; fi
 done
 is "no process the cluster started is still alive" "$left" ""
 ok "minicluster status now fails" bash -c '! "$0" status >/dev/null 2>&1' "$MINICLUSTER"
