@@ -3,12 +3,6 @@
  * reconcile_run.c, reconcile_view.c, reconcile_state.c. */
 #include "config.h"
 
-#include <inttypes.h>
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
 #include "reconcile_impl.h"
 
 /*

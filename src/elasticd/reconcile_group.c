@@ -1,12 +1,6 @@
 /* Groups and their records: the table, events, releases (reconcile.h). */
 #include "config.h"
 
-#include <inttypes.h>
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
 #include "reconcile_impl.h"
 
 void *rec_grow(void *p, size_t *cap, size_t need, size_t size)

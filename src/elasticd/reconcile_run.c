@@ -1,12 +1,6 @@
 /* One group's pass while its base runs, or has stopped (reconcile.h). */
 #include "config.h"
 
-#include <inttypes.h>
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
 #include "reconcile_impl.h"
 
 /* Units of uid pending now: in Slurm, and submitted but not seen yet. */

@@ -1,12 +1,6 @@
 /* The view a pass publishes to the API (reconcile.h). */
 #include "config.h"
 
-#include <inttypes.h>
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
 #include "reconcile_impl.h"
 
 /* A group's state and world, for the caller. */

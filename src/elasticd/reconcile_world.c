@@ -2,12 +2,6 @@
  * (reconcile.h). */
 #include "config.h"
 
-#include <inttypes.h>
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
 #include "reconcile_impl.h"
 
 /* The smallest allowed size >= n, or 0 if none. */
