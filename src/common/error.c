@@ -11,7 +11,7 @@
  * the SPANK plugin) is written as an escape, so that a text stays one line
  * and cannot forge a log line.
  */
-static void escape_into(char *out, size_t len, const char *in)
+void elastic_escape(char *out, size_t len, const char *in)
 {
 	static const char hex[] = "0123456789abcdef";
 	size_t o = 0;
@@ -49,7 +49,7 @@ int elastic_errorf(elastic_error_t *err, const char *fmt, ...)
 		va_start(ap, fmt);
 		vsnprintf(raw, sizeof(raw), fmt, ap);
 		va_end(ap);
-		escape_into(err->text, sizeof(err->text), raw);
+		elastic_escape(err->text, sizeof(err->text), raw);
 	}
 	return -1;
 }

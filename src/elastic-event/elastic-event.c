@@ -19,6 +19,7 @@
 #include <slurm/slurm.h>
 
 #include "common/error.h"
+#include "common/log.h"
 #include "common/parse.h"
 #include "raise.h"
 
@@ -64,10 +65,9 @@ static int cmd_raise(int argc, char **argv)
 		case 's':
 			r = parse_signal(optarg, &sig);
 			if (r != PARSE_OK) {
-				fprintf(
-				    stderr,
-				    PROG ": --signal=%s: %s (allowed: %s)\n",
-				    optarg, parse_strerror(r), PARSE_SIGNALS);
+				elog_error("--signal=%s: %s (allowed: %s)",
+					   optarg, parse_strerror(r),
+					   PARSE_SIGNALS);
 				return 2;
 			}
 			break;
@@ -89,7 +89,7 @@ static int cmd_raise(int argc, char **argv)
 	/* All or nothing on a typo: check every id before sending any. */
 	ids = calloc((size_t)n, sizeof(*ids));
 	if (!ids) {
-		fprintf(stderr, PROG ": out of memory\n");
+		elog_error("out of memory");
 		return 1;
 	}
 	for (int i = 0; i < n; i++) {
@@ -98,10 +98,9 @@ static int cmd_raise(int argc, char **argv)
 
 		r = parse_uint(s, 1, UINT32_MAX, &v);
 		if (r != PARSE_OK) {
-			fprintf(stderr,
-				PROG ": %s: not a job id (%s; allowed: 1 to "
-				     "%u)\n",
-				s, parse_strerror(r), UINT32_MAX);
+			elog_error("%s: not a job id (%s; allowed: 1 to "
+				   "%u)",
+				   s, parse_strerror(r), UINT32_MAX);
 			bad = 1;
 		}
 		ids[i] = (uint32_t)v;
@@ -118,7 +117,7 @@ static int cmd_raise(int argc, char **argv)
 		/* Without --signal, each job's own elastic signal. */
 		if ((!s && raise_job_signal(ids[i], &s, &err) < 0) ||
 		    raise_job(ids[i], s, &err) < 0) {
-			fprintf(stderr, PROG ": %s\n", err.text);
+			elog_error("%s", err.text);
 			rc = 1;
 		}
 	}
@@ -129,6 +128,7 @@ static int cmd_raise(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	elog_init(PROG, ELOG_INFO, 0);
 	if (argc < 2) {
 		usage_hint();
 		return 2;
@@ -145,7 +145,7 @@ int main(int argc, char **argv)
 		printf(PROG " (" PACKAGE_NAME ") " PACKAGE_VERSION "\n");
 		return 0;
 	}
-	fprintf(stderr, PROG ": unknown command '%s'\n", argv[1]);
+	elog_error("unknown command '%s'", argv[1]);
 	usage_hint();
 	return 2;
 }

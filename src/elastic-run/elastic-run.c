@@ -124,10 +124,9 @@ static int find_rsh_agent(char *out, size_t len)
 	snprintf(out, len, "%s/elastic-run-rsh", PKGLIBEXECDIR);
 	if (access(out, X_OK) == 0)
 		return 0;
-	fprintf(stderr,
-		PROG ": --launcher=mpirun: no elastic-run-rsh beside " PROG
-		     " nor in %s (set ELASTIC_RUN_RSH_AGENT)\n",
-		PKGLIBEXECDIR);
+	elog_error("--launcher=mpirun: no elastic-run-rsh beside " PROG
+		   " nor in %s (set ELASTIC_RUN_RSH_AGENT)",
+		   PKGLIBEXECDIR);
 	return -1;
 }
 static void usage(FILE *f)
@@ -155,6 +154,8 @@ static void usage(FILE *f)
 	    "ElasticdServer)\n"
 	    "  -M, --munge-socket=PATH munged's socket (default: "
 	    "ElasticdMungeSocket)\n"
+	    "  -v, --verbose           log debug messages too (each new "
+	    "world)\n"
 	    "\n"
 	    "The world: the group's allocations in elasticd's current "
 	    "world,\n"
@@ -172,8 +173,8 @@ static int get_uint_opt(const char *name, const char *v, unsigned long min,
 	enum parse_result r = parse_uint(v, min, max, &n);
 
 	if (r != PARSE_OK) {
-		fprintf(stderr, PROG ": --%s=%s: %s (allowed: %lu..%lu)\n",
-			name, v, parse_strerror(r), min, max);
+		elog_error("--%s=%s: %s (allowed: %lu..%lu)", name, v,
+			   parse_strerror(r), min, max);
 		return -1;
 	}
 	*out = (unsigned)n;
@@ -194,6 +195,7 @@ static int parse_options(int argc, char **argv, struct config *c,
 		{ "elasticd", required_argument, NULL, 'E' },
 		{ "launcher", required_argument, NULL, 'L' },
 		{ "munge-socket", required_argument, NULL, 'M' },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -204,8 +206,8 @@ static int parse_options(int argc, char **argv, struct config *c,
 	memset(cl, 0, sizeof(*cl));
 	c->nproc_per_node = 1;
 	c->max_restarts = 3;
-	while ((ch = getopt_long(argc, argv, "+n:r:E:L:M:h", longopts, NULL)) !=
-	       -1) {
+	while ((ch = getopt_long(argc, argv, "+n:r:E:L:M:vh", longopts,
+				 NULL)) != -1) {
 		switch (ch) {
 		case 'n':
 			if (get_uint_opt("nproc-per-node", optarg, 1, 4096,
@@ -226,6 +228,9 @@ static int parse_options(int argc, char **argv, struct config *c,
 		case 'M':
 			cl->ed_munge = optarg;
 			break;
+		case 'v':
+			elog_set_level(ELOG_DEBUG);
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -240,8 +245,7 @@ static int parse_options(int argc, char **argv, struct config *c,
 		}
 	}
 	if (optind >= argc) {
-		fprintf(stderr, PROG ": no command to run (" PROG
-				     " --help for more)\n");
+		elog_error("no command to run (" PROG " --help for more)");
 		return 2;
 	}
 	c->cmd = argv + optind;
@@ -256,8 +260,8 @@ static int job_config(struct config *c, const char *launcher)
 	uint16_t r;
 
 	if (!env || parse_uint(env, 1, UINT32_MAX, &ul) != PARSE_OK) {
-		fprintf(stderr, PROG ": SLURM_JOB_ID is not set: run " PROG
-				     " in an elastic job's batch script\n");
+		elog_error("SLURM_JOB_ID is not set: run " PROG
+			   " in an elastic job's batch script");
 		return 2;
 	}
 	c->job_id = (uint32_t)ul;
@@ -275,10 +279,9 @@ static int job_config(struct config *c, const char *launcher)
 	if (!launcher || !*launcher || !strcmp(launcher, "srun"))
 		return 0;
 	if (strcmp(launcher, "mpirun") != 0) {
-		fprintf(stderr,
-			PROG ": --launcher=%s: not a launcher (allowed: "
-			     "srun, mpirun)\n",
-			launcher);
+		elog_error("--launcher=%s: not a launcher (allowed: "
+			   "srun, mpirun)",
+			   launcher);
 		return 2;
 	}
 	if (find_rsh_agent(c->rsh_agent, sizeof(c->rsh_agent)) < 0)
@@ -304,7 +307,7 @@ static int job_setup(struct config *c, struct source *src,
 	src->exit_ms = -1;
 	slurm_init(NULL);
 	if (load_alloc(c->job_id, &v, &err) < 0) {
-		fprintf(stderr, PROG ": %s\n", err.text);
+		elog_error("%s", err.text);
 		return 1;
 	}
 	if (v.elastic) {
@@ -335,10 +338,9 @@ static int job_setup(struct config *c, struct source *src,
 		if (rc < 0)
 			return 2;
 	} else {
-		fprintf(stderr,
-			PROG ": warning: job %u is not elastic (no elastic "
-			     "tag): using SIGURG and a %u s grace\n",
-			c->job_id, DEFAULT_GRACE);
+		elog_warn("job %u is not elastic (no elastic "
+			  "tag): using SIGURG and a %u s grace",
+			  c->job_id, DEFAULT_GRACE);
 		c->sig = SIGURG;
 		c->grace = DEFAULT_GRACE;
 	}
@@ -365,9 +367,9 @@ static void start_watching(const struct config *c, struct sentinel *sen)
 	while (!ready && sentinel_read(sen, &ready) >= 0 && now_s() < deadline)
 		sleep_ms(20);
 	if (!ready)
-		fprintf(stderr, PROG ": warning: the sentinel step did not "
-				     "start: events raised on steps only "
-				     "will be missed\n");
+		elog_warn("the sentinel step did not "
+			  "start: events raised on steps only "
+			  "will be missed");
 }
 
 /* From one launch to the next. */
@@ -416,12 +418,11 @@ static int act(struct rounds *x, const struct watch *w,
 			timeline("done", x->restart, x->ms.nnodes,
 				 "result=failed");
 			sentinel_stop(x->sen);
-			fprintf(stderr,
-				PROG ": the ranks failed %u time%s on their "
-				     "own (not an elastic event; last: %s), "
-				     "more than --max-restarts=%u: giving up\n",
-				x->failures, x->failures == 1 ? "" : "s",
-				detail, c->max_restarts);
+			elog_error("the ranks failed %u time%s on their "
+				   "own (not an elastic event; last: %s), "
+				   "more than --max-restarts=%u: giving up",
+				   x->failures, x->failures == 1 ? "" : "s",
+				   detail, c->max_restarts);
 			return 1;
 		}
 		/* The same world again: no new one to wait for. */
@@ -452,7 +453,7 @@ static int round_once(struct rounds *x)
 		return 128 + (int)got_stop;
 	}
 	if (rc < 0) {
-		fprintf(stderr, PROG ": %s\n", err.text);
+		elog_error("%s", err.text);
 		return 1;
 	}
 	if (ckpt_prev(c, x->restart) < 0) {
@@ -504,6 +505,7 @@ int main(int argc, char **argv)
 	struct sentinel sen;
 	int rc;
 
+	elog_init(PROG, ELOG_INFO, 0);
 	if (argc == 2 && strcmp(argv[1], "--sentinel") == 0)
 		return sentinel_main();
 	if ((rc = parse_options(argc, argv, &c, &cl)) >= 0)

@@ -31,6 +31,7 @@
 #include <slurm/slurm_errno.h>
 
 #include "common/error.h"
+#include "common/log.h"
 #include "common/options.h"
 #include "common/nodelist.h"
 #include "common/parse.h"
@@ -128,6 +129,7 @@ struct source {
 	bool ed_mode;	 /* the current world is elasticd's */
 	bool ed_trouble; /* an outage was reported */
 	bool ed_said;	 /* the fallback to the allocation was reported */
+	uint64_t seen_generation; /* the last world logged (debug) */
 	/* A member left the world without a new generation (a unit or node
 	 * failed): elasticd waits the fault timeout for a replacement before
 	 * it publishes the next world, and so does the relaunch. */

@@ -85,7 +85,7 @@ static void exec_member(const struct config *c, const struct members *ms,
 		argv[n++] = c->cmd[k];
 	argv[n] = NULL;
 	execvp(c->srun, argv);
-	fprintf(stderr, PROG ": cannot run %s: %s\n", c->srun, strerror(errno));
+	elog_error("cannot run %s: %s", c->srun, strerror(errno));
 	_exit(127);
 }
 
@@ -238,7 +238,7 @@ static int launch_mpirun(const struct config *c, const struct members *ms,
 
 	pid = fork();
 	if (pid < 0) {
-		fprintf(stderr, PROG ": fork: %s\n", strerror(errno));
+		elog_error("fork: %s", strerror(errno));
 		free(hosts);
 		free(map);
 		free(argv);
@@ -256,8 +256,7 @@ static int launch_mpirun(const struct config *c, const struct members *ms,
 		if (!getenv("ELASTIC_PREV_CHECKPOINT"))
 			setenv("ELASTIC_PREV_CHECKPOINT", "", 1);
 		execvp(c->mpirun, argv);
-		fprintf(stderr, PROG ": cannot run %s: %s\n", c->mpirun,
-			strerror(errno));
+		elog_error("cannot run %s: %s", c->mpirun, strerror(errno));
 		_exit(127);
 	}
 	free(hosts);
@@ -349,7 +348,7 @@ int launch(const struct config *c, const struct members *ms, unsigned restart,
 		pid_t pid = fork();
 
 		if (pid < 0) {
-			fprintf(stderr, PROG ": fork: %s\n", strerror(errno));
+			elog_error("fork: %s", strerror(errno));
 			return -1;
 		}
 		if (pid == 0) {
@@ -444,7 +443,7 @@ size_t raise_launch(const struct config *c, const struct launch *l)
 		if (l->njobs == l->n && l->done[i])
 			continue;
 		if (raise_job(l->job[i], c->sig, &err) < 0)
-			fprintf(stderr, PROG ": %s\n", err.text);
+			elog_error("%s", err.text);
 		else
 			told++;
 	}
@@ -544,11 +543,11 @@ int ckpt_setup(struct config *c, const struct elastic_policy *p)
 	if (options_expand_path(c->opts.checkpoint_dir, job, c->cs.user,
 				c->cs.home, c->ckpt_dir,
 				sizeof(c->ckpt_dir)) < 0) {
-		fprintf(stderr,
-			PROG ": checkpoint dir %s: cannot expand it for uid "
-			     "%u (%s)\n",
-			c->opts.checkpoint_dir, (unsigned)getuid(),
-			pw ? "too long" : "no passwd entry: no user, no home");
+		elog_error("checkpoint dir %s: cannot expand it for uid "
+			   "%u (%s)",
+			   c->opts.checkpoint_dir, (unsigned)getuid(),
+			   pw ? "too long"
+			      : "no passwd entry: no user, no home");
 		return -1;
 	}
 	if (p && (part = ckpt_eval_partition(p)))
@@ -570,7 +569,7 @@ int ckpt_prev(struct config *c, unsigned restart)
 	if (ckpt_prev_checkpoint(c->ckpt_dir, c->opts.resume_from,
 				 ckpt_slurm_job_dir, &c->cs, c->prev,
 				 sizeof(c->prev), NULL, &err) < 0) {
-		fprintf(stderr, PROG ": %s\n", err.text);
+		elog_error("%s", err.text);
 		if (restart == 0)
 			return -1;
 		c->prev[0] = '\0';
@@ -597,7 +596,7 @@ void ckpt_pass(const struct config *c, unsigned restart, unsigned nnodes)
 		return;
 	memset(&res, 0, sizeof(res));
 	if (ckpt_tick(&t, &res, &err) < 0)
-		fprintf(stderr, PROG ": warning: checkpoints: %s\n", err.text);
+		elog_warn("checkpoints: %s", err.text);
 	/* Retention alone is routine: said with the next eval, not alone. */
 	if (res.submitted || res.failed)
 		timeline("checkpoints", restart, nnodes,

@@ -69,8 +69,8 @@ void sentinel_start(uint32_t job_id, const char *srun, struct sentinel *s)
 			close(p[0]);
 			close(p[1]);
 		}
-		fprintf(stderr, PROG ": warning: no sentinel step: events "
-				     "raised on steps only will be missed\n");
+		elog_warn("no sentinel step: events "
+			  "raised on steps only will be missed");
 		return;
 	}
 	self[n] = '\0';

@@ -14,8 +14,7 @@ static void report_up(const struct config *c, struct source *src,
 		return;
 	if (elasticd_report(&src->ed, c->job_id, ms->generation, src->exit_ms,
 			    ED_TIMEOUT_MS, &err) < 0)
-		fprintf(stderr, PROG ": warning: report to elasticd: %s\n",
-			err.text);
+		elog_warn("report to elasticd: %s", err.text);
 	src->exit_ms = -1;
 }
 /* Watch the ranks until they all exit or something happens. */
@@ -125,12 +124,11 @@ static void grace_check(const struct config *c, unsigned restart,
 	timeline("grace-warning", restart, nnodes,
 		 "exit_seconds=%.3f grace=%u killed=%s", exit_s, c->grace,
 		 killed ? "yes" : "no");
-	fprintf(stderr,
-		PROG ": warning: the ranks took %.1f s of the %u s grace to "
-		     "checkpoint and exit%s: raise --elastic-grace (or "
-		     "checkpoint faster) before Slurm kills a checkpoint "
-		     "half-written\n",
-		exit_s, c->grace, killed ? " and were killed" : "");
+	elog_warn("the ranks took %.1f s of the %u s grace to "
+		  "checkpoint and exit%s: raise --elastic-grace (or "
+		  "checkpoint faster) before Slurm kills a checkpoint "
+		  "half-written",
+		  exit_s, c->grace, killed ? " and were killed" : "");
 }
 /* The launcher saw an event: tell the ranks, give them the grace, kill
  * what is left.  The ranks' time to exit is checked against the grace. */

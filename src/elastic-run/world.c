@@ -146,6 +146,13 @@ static enum fetch_result ed_fetch(const struct config *c, struct source *src,
 
 	if (fr == FETCH_OK)
 		fr = world_is_ours(c, src, ms, &err);
+	if (fr == FETCH_OK && ms->generation != src->seen_generation) {
+		elog_debug("elasticd at %s: world generation %llu, %zu "
+			   "allocation(s), %u node(s)%s",
+			   src->ed.server, (unsigned long long)ms->generation,
+			   ms->n, ms->nnodes, ms->degraded ? ", degraded" : "");
+		src->seen_generation = ms->generation;
+	}
 
 	if (fr == FETCH_NOT_FORMED)
 		snprintf(src->why, sizeof(src->why), "no world formed yet");
@@ -153,12 +160,11 @@ static enum fetch_result ed_fetch(const struct config *c, struct source *src,
 		snprintf(src->why, sizeof(src->why), "%s", err.text);
 	if (fr == FETCH_OK || fr == FETCH_NOT_FORMED) {
 		if (src->ed_trouble)
-			fprintf(stderr, PROG ": elasticd at %s answers again\n",
-				src->ed.server);
+			elog_info("elasticd at %s answers again",
+				  src->ed.server);
 		src->ed_trouble = false;
 	} else if (src->ed_mode && !src->ed_trouble) {
-		fprintf(stderr, PROG ": warning: %s (keeping the world)\n",
-			err.text);
+		elog_warn("%s (keeping the world)", err.text);
 		src->ed_trouble = true;
 	}
 	return fr;
@@ -190,28 +196,27 @@ int source_init(struct source *src, const char *server, const char *munge,
 	if (server && !strcmp(server, "none"))
 		return 0;
 	if (!p && (!server || !munge)) {
-		fprintf(stderr, PROG ": warning: %s\n", p_err->text);
+		elog_warn("%s", p_err->text);
 		if (!server)
 			return 0;
 	}
 	rc = server_choose(server, from, p, conf, &addr, &err);
 	if (rc < 0) {
-		fprintf(stderr, PROG ": %s (or --elasticd=none)\n", err.text);
+		elog_error("%s (or --elasticd=none)", err.text);
 		return -1;
 	}
 	if (rc == SERVER_NONE) {
 		/* Said once: every launch line says source=allocation. */
-		fprintf(stderr,
-			PROG ": no ElasticdServer in %s (nor --elasticd): "
-			     "the world is this job's own allocation alone\n",
-			conf);
+		elog_info("no ElasticdServer in %s (nor --elasticd): "
+			  "the world is this job's own allocation alone",
+			  conf);
 		return 0;
 	}
 	if (p && !munge && p->elasticd_munge_socket[0])
 		munge = p->elasticd_munge_socket;
 	if (apiclient_init(&src->ed, &addr, munge, p ? p->elasticd_user : NULL,
 			   PROG, &err) < 0) {
-		fprintf(stderr, PROG ": %s in %s\n", err.text, conf);
+		elog_error("%s in %s", err.text, conf);
 		return -1;
 	}
 	src->have_ed = true;
@@ -325,11 +330,10 @@ int current_members(const struct config *c, struct source *src,
 		/* Unreachable from the start: a cluster without elasticd,
 		 * which the launch line's source=allocation says. */
 		if (src->ed_mode || (fr != FETCH_UNREACHABLE && !src->ed_said))
-			fprintf(stderr,
-				PROG ": warning: no world of job %u from "
-				     "elasticd (%s): launching over its own "
-				     "allocation\n",
-				c->job_id, src->why);
+			elog_warn("no world of job %u from "
+				  "elasticd (%s): launching over its own "
+				  "allocation",
+				  c->job_id, src->why);
 		src->ed_said = true;
 		src->ed_mode = false;
 		src->next_probe = now_s() + ED_PROBE_S;

@@ -34,6 +34,7 @@
 #include "common/ckpt.h"
 #include "common/ckpt_eval.h"
 #include "common/error.h"
+#include "common/log.h"
 #include "common/options.h"
 #include "common/parse.h"
 #include "common/policy.h"
@@ -62,18 +63,6 @@ struct ctl {
 	char conf_path[POLICY_PATH_MAX + 32];
 	bool json;
 };
-
-static void die_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void die_msg(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs(PROG ": ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
 
 static void usage(FILE *f)
 {
@@ -168,7 +157,8 @@ static int configure(struct ctl *c, const char *opt_server,
 			c->munge_from = "ElasticdMungeSocket";
 		}
 	} else if (!server || !c->munge_from) {
-		die_msg("%s (or give --server and --munge-socket)", err.text);
+		elog_error("%s (or give --server and --munge-socket)",
+			   err.text);
 		return EXIT_FAIL;
 	}
 	if (!c->munge_from)
@@ -177,19 +167,20 @@ static int configure(struct ctl *c, const char *opt_server,
 	rc = server_choose(server, c->server_from, conf, c->conf_path, &addr,
 			   &err);
 	if (rc < 0) {
-		die_msg("%s", err.text);
+		elog_error("%s", err.text);
 		return server && server == opt_server ? EXIT_USAGE : EXIT_FAIL;
 	}
 	if (rc == SERVER_NONE) {
-		die_msg("no elasticd configured: set ElasticdServer=HOST:PORT "
-			"in %s, or give --server=HOST:PORT",
-			c->conf_path);
+		elog_error(
+		    "no elasticd configured: set ElasticdServer=HOST:PORT "
+		    "in %s, or give --server=HOST:PORT",
+		    c->conf_path);
 		return EXIT_FAIL;
 	}
 	c->server_from = addr.from;
 	if (apiclient_init(&c->api, &addr, c->munge_socket,
 			   conf ? conf->elasticd_user : NULL, PROG, &err) < 0) {
-		die_msg("%s in %s", err.text, c->conf_path);
+		elog_error("%s in %s", err.text, c->conf_path);
 		return EXIT_FAIL;
 	}
 	return EXIT_OK;
@@ -230,20 +221,21 @@ static int request(const struct ctl *c, const char *method, const char *path,
 	case APICLIENT_ANSWER:
 		break;
 	case APICLIENT_NO_ANSWER:
-		die_msg("cannot reach %s (address from %s; is elasticd "
-			"running there? set --server=HOST:PORT, "
-			"ELASTICCTL_SERVER, or ElasticdServer in %s)",
-			err.text, c->server_from, c->conf_path);
+		elog_error("cannot reach %s (address from %s; is elasticd "
+			   "running there? set --server=HOST:PORT, "
+			   "ELASTICCTL_SERVER, or ElasticdServer in %s)",
+			   err.text, c->server_from, c->conf_path);
 		return EXIT_UNREACHABLE;
 	case APICLIENT_UNVERIFIED:
 		/* Nothing of it is shown: it is not elasticd's word. */
-		die_msg("%s", err.text);
+		elog_error("%s", err.text);
 		return EXIT_UNREACHABLE;
 	default:
-		die_msg("%s (munge socket: %s; set --munge-socket=PATH or "
-			"ELASTICCTL_MUNGE_SOCKET)",
-			err.text,
-			c->munge_socket[0] ? c->munge_from : "munge's default");
+		elog_error("%s (munge socket: %s; set --munge-socket=PATH or "
+			   "ELASTICCTL_MUNGE_SOCKET)",
+			   err.text,
+			   c->munge_socket[0] ? c->munge_from
+					      : "munge's default");
 		return EXIT_FAIL;
 	}
 	if (status >= 200 && status < 300)
@@ -252,30 +244,31 @@ static int request(const struct ctl *c, const char *method, const char *path,
 	error_text(b, why, sizeof(why));
 	switch (status) {
 	case 401:
-		die_msg("elasticd refused our munge credential: %s", why);
+		elog_error("elasticd refused our munge credential: %s", why);
 		return EXIT_DENIED;
 	case 403:
-		die_msg("permission denied: %s", why);
+		elog_error("permission denied: %s", why);
 		return EXIT_DENIED;
 	case 404:
 		if (job)
-			die_msg("no elastic group with job %u (or it is not "
-				"yours)",
-				job);
+			elog_error("no elastic group with job %u (or it is not "
+				   "yours)",
+				   job);
 		else
-			die_msg("%s%s answered 404 (not found): is elasticd "
-				"listening at %s?",
-				c->api.url, path, c->api.server);
+			elog_error("%s%s answered 404 (not found): is elasticd "
+				   "listening at %s?",
+				   c->api.url, path, c->api.server);
 		return EXIT_NOT_FOUND;
 	case 409:
-		die_msg("%s", why);
+		elog_error("%s", why);
 		return EXIT_FAIL;
 	case 503:
-		die_msg("elasticd at %s is not ready: %s", c->api.server, why);
+		elog_error("elasticd at %s is not ready: %s", c->api.server,
+			   why);
 		return EXIT_UNREACHABLE;
 	default:
-		die_msg("elasticd at %s answered %ld: %s", c->api.server,
-			status, why);
+		elog_error("elasticd at %s answered %ld: %s", c->api.server,
+			   status, why);
 		return EXIT_FAIL;
 	}
 }
@@ -336,7 +329,7 @@ static void table_add(struct table *t, ...)
 	    realloc(t->cells, (t->nrows + 1) * t->ncols * sizeof(*cells));
 
 	if (!cells) {
-		die_msg("out of memory");
+		elog_error("out of memory");
 		exit(EXIT_FAIL);
 	}
 	t->cells = cells;
@@ -605,9 +598,9 @@ static int run(const struct ctl *c, enum command cmd, uint32_t job)
 	free(b.data);
 	if (!d || !json_object_is_type(d, json_type_object)) {
 		json_object_put(d);
-		die_msg("elasticd at %s sent something that is not a JSON "
-			"object",
-			c->api.server);
+		elog_error("elasticd at %s sent something that is not a JSON "
+			   "object",
+			   c->api.server);
 		return EXIT_FAIL;
 	}
 	switch (cmd) {
@@ -628,7 +621,7 @@ static int run(const struct ctl *c, enum command cmd, uint32_t job)
 	}
 	json_object_put(d);
 	if (fflush(stdout) || ferror(stdout)) {
-		die_msg("write error on standard output");
+		elog_error("write error on standard output");
 		return EXIT_FAIL;
 	}
 	return EXIT_OK;
@@ -807,16 +800,16 @@ static int list_checkpoints(struct ckpt_ctx *c, bool json, uint32_t job,
 	int rc = EXIT_OK;
 
 	if (!ix) {
-		die_msg("out of memory");
+		elog_error("out of memory");
 		return EXIT_FAIL;
 	}
 	if (ckpt_list(dir, &l, &err) < 0) {
-		die_msg("%s", err.text);
+		elog_error("%s", err.text);
 		rc = EXIT_FAIL;
 		goto out;
 	}
 	if (ckpt_eval_index_load(dir, ix, &err) < 0) {
-		die_msg("%s (eval jobs not shown)", err.text);
+		elog_warn("%s (eval jobs not shown)", err.text);
 		ix->n = 0;
 	}
 	if (json) {
@@ -910,7 +903,7 @@ out:
 	ckpt_list_free(&l);
 	free(ix);
 	if (rc == EXIT_OK && (fflush(stdout) || ferror(stdout))) {
-		die_msg("write error on standard output");
+		elog_error("write error on standard output");
 		rc = EXIT_FAIL;
 	}
 	return rc;
@@ -929,19 +922,19 @@ static int run_checkpoints(const char *arg, const char *opt_dir, bool json)
 	int rc;
 
 	if (!p) {
-		die_msg("out of memory");
+		elog_error("out of memory");
 		return EXIT_FAIL;
 	}
 	if (ckpt_spec_parse(arg, &s, &err) < 0) {
 		free(p);
-		die_msg("checkpoints %s", plain(err.text));
+		elog_error("checkpoints %s", plain(err.text));
 		return EXIT_USAGE;
 	}
 	/* Where a job's dir is when slurmctld has forgotten the job. */
 	policy_conf_path(getenv("SLURM_CONF"), conf, sizeof(conf));
 	if (policy_load(p, conf, NULL, &err) < 0) {
-		die_msg("%s (using the built-in DefaultCheckpointDir)",
-			err.text);
+		elog_warn("%s (using the built-in DefaultCheckpointDir)",
+			  err.text);
 		policy_defaults(p);
 	}
 	snprintf(c.fallback, sizeof(c.fallback), "%s",
@@ -955,7 +948,7 @@ static int run_checkpoints(const char *arg, const char *opt_dir, bool json)
 		/* One checkpoint: its path, for scripts. */
 		if (ckpt_resolve(arg, job_dir, &c, path, sizeof(path), NULL,
 				 &err) < 0) {
-			die_msg("%s", plain(err.text));
+			elog_error("%s", plain(err.text));
 			rc = EXIT_NOT_FOUND;
 		} else {
 			printf("%s\n", path);
@@ -963,7 +956,7 @@ static int run_checkpoints(const char *arg, const char *opt_dir, bool json)
 		}
 	} else if (s.kind == CKPT_SPEC_JOB) {
 		if (job_dir(s.job_id, &c, dir, sizeof(dir), &err) < 0) {
-			die_msg("%s", err.text);
+			elog_error("%s", err.text);
 			rc = EXIT_FAIL;
 		} else {
 			rc = list_checkpoints(&c, json, s.job_id, dir);
@@ -982,8 +975,8 @@ static int parse_job(const char *s, uint32_t *job)
 	enum parse_result r = parse_uint(s, 1, UINT32_MAX, &v);
 
 	if (r != PARSE_OK) {
-		die_msg("%s: not a job id (%s; allowed: 1 to %u)", s,
-			parse_strerror(r), UINT32_MAX);
+		elog_error("%s: not a job id (%s; allowed: 1 to %u)", s,
+			   parse_strerror(r), UINT32_MAX);
 		return -1;
 	}
 	*job = (uint32_t)v;
@@ -1008,6 +1001,7 @@ int main(int argc, char **argv)
 	uint32_t job = 0;
 	int ch, rc, nargs;
 
+	elog_init(PROG, ELOG_INFO, 0);
 	while ((ch = getopt_long(argc, argv, "s:m:jd:hV", longopts, NULL)) !=
 	       -1) {
 		switch (ch) {
@@ -1016,8 +1010,8 @@ int main(int argc, char **argv)
 			break;
 		case 'm':
 			if (!*optarg || strlen(optarg) > POLICY_PATH_MAX) {
-				die_msg("--munge-socket=%s: not a path",
-					optarg);
+				elog_error("--munge-socket=%s: not a path",
+					   optarg);
 				return EXIT_USAGE;
 			}
 			opt_munge = optarg;
@@ -1027,7 +1021,7 @@ int main(int argc, char **argv)
 			break;
 		case 'd':
 			if (!*optarg || strlen(optarg) > POLICY_PATH_MAX) {
-				die_msg("--dir=%s: not a path", optarg);
+				elog_error("--dir=%s: not a path", optarg);
 				return EXIT_USAGE;
 			}
 			opt_dir = optarg;
@@ -1045,7 +1039,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind >= argc) {
-		die_msg("no command");
+		elog_error("no command");
 		usage_hint();
 		return EXIT_USAGE;
 	}
@@ -1053,8 +1047,8 @@ int main(int argc, char **argv)
 	nargs = argc - optind;
 	if (!strcmp(name, "checkpoints")) {
 		if (nargs != 1) {
-			die_msg("%s: %s", name,
-				nargs ? "too many arguments" : "which job?");
+			elog_error("%s: %s", name,
+				   nargs ? "too many arguments" : "which job?");
 			usage_hint();
 			return EXIT_USAGE;
 		}
@@ -1069,12 +1063,13 @@ int main(int argc, char **argv)
 	else {
 		if (strcmp(name, "status") && strcmp(name, "events") &&
 		    strcmp(name, "raise"))
-			die_msg("%s: no such command (status, events, raise, "
-				"checkpoints)",
-				name);
+			elog_error(
+			    "%s: no such command (status, events, raise, "
+			    "checkpoints)",
+			    name);
 		else
-			die_msg("%s: %s", name,
-				nargs ? "too many arguments" : "which job?");
+			elog_error("%s: %s", name,
+				   nargs ? "too many arguments" : "which job?");
 		usage_hint();
 		return EXIT_USAGE;
 	}
@@ -1085,7 +1080,7 @@ int main(int argc, char **argv)
 	if (rc)
 		return rc;
 	if (curl_global_init(CURL_GLOBAL_DEFAULT)) {
-		die_msg("cannot initialise libcurl");
+		elog_error("cannot initialise libcurl");
 		return EXIT_FAIL;
 	}
 	rc = run(&c, cmd, job);

@@ -24,6 +24,7 @@
 #include "common/apiauth.h"
 #include "common/apihash.h"
 #include "common/hostport.h"
+#include "common/log.h"
 #include "api.h"
 #include "api_auth.h"
 #include "api_render.h"
@@ -379,6 +380,8 @@ int api_take_raise_requests(uint32_t *ids, size_t max)
  * (whose nonce the answer is signed for). */
 struct req {
 	struct MHD_Connection *conn;
+	const char *method, *url; /* for the debug log */
+	bool authenticated;
 	struct auth_caller c;
 };
 
@@ -453,6 +456,11 @@ static enum MHD_Result reply(const struct req *rq, unsigned status,
 	free(auth);
 	ret = MHD_queue_response(conn, status, resp);
 	MHD_destroy_response(resp);
+	if (rq->authenticated)
+		elog_debug("API: %s %s from uid %u: %u", rq->method, rq->url,
+			   (unsigned)rq->c.uid, status);
+	else
+		elog_debug("API: %s %s: %u", rq->method, rq->url, status);
 	return ret;
 }
 
@@ -664,7 +672,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
 			      const char *version, const char *upload_data,
 			      size_t *upload_data_size, void **req_cls)
 {
-	struct req rq0 = { .conn = conn }, *rq = &rq0;
+	struct req rq0 = { .conn = conn, .method = method, .url = url };
+	struct req *rq = &rq0;
 	struct route r;
 	struct held_view *h;
 	const char *why;
@@ -696,6 +705,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
 		status = authenticate(rq, method, url, &why);
 		if (status)
 			return reply_error(rq, (unsigned)status, why);
+		rq->authenticated = true;
 	}
 
 	h = view_get();

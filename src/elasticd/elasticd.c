@@ -34,6 +34,7 @@
 
 #include "api.h"
 #include "common/filesave.h"
+#include "common/log.h"
 #include "common/parse.h"
 #include "common/policy.h"
 #include "reconcile.h"
@@ -54,7 +55,6 @@ static struct {
 	bool conf_explicit; /* -f: the file must exist */
 	struct stat conf_st;
 	struct elastic_policy policy;
-	bool journal; /* stderr is the journal: it adds the time */
 	struct slurmio *io;
 	struct reconcile *rec;
 	struct submitq *subq;
@@ -63,28 +63,6 @@ static struct {
 	char state_path[PATH_MAX];
 	bool ctld_down;
 } ctx;
-
-static void logf_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static void logf_(const char *fmt, ...)
-{
-	char line[1024], ts[32] = "";
-	va_list ap;
-
-	if (!ctx.journal) {
-		struct timespec t;
-		struct tm tm;
-
-		clock_gettime(CLOCK_REALTIME, &t);
-		localtime_r(&t.tv_sec, &tm);
-		snprintf(ts, sizeof(ts), "%02d:%02d:%02d.%03ld ", tm.tm_hour,
-			 tm.tm_min, tm.tm_sec, t.tv_nsec / 1000000);
-	}
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	fprintf(stderr, PROG ": %s%s\n", ts, line);
-}
 
 static int64_t now_ms(void)
 {
@@ -104,12 +82,15 @@ static double mono(void)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: " PROG " [-f FILE] [-D]\n"
+	fprintf(f, "usage: " PROG " [-f FILE] [-D] [-q | -v]\n"
 		   "       " PROG " -h | -V\n"
 		   "\n"
 		   "  -f FILE  the policy and elasticd's settings (default:\n"
 		   "           elastic.conf beside slurm.conf)\n"
 		   "  -D       stay in the foreground (elasticd always does)\n"
+		   "  -q       log warnings and errors only\n"
+		   "  -v       log debug messages too (each cycle, each API\n"
+		   "           request)\n"
 		   "  -h       this help\n"
 		   "  -V       the version\n");
 }
@@ -133,12 +114,12 @@ static int load_policy(bool first)
 		return 0;
 	ctx.conf_st = st;
 	if (policy_load(&p, ctx.conf_path, &found, &err) < 0) {
-		logf_("%s%s", err.text,
-		      first ? "" : "; keeping the policy read before");
+		elog_error("%s%s", err.text,
+			   first ? "" : "; keeping the policy read before");
 		return -1;
 	}
 	if (!found && ctx.conf_explicit) {
-		logf_("%s: %s", ctx.conf_path, strerror(ENOENT));
+		elog_error("%s: %s", ctx.conf_path, strerror(ENOENT));
 		return -1;
 	}
 	if (!first) {
@@ -152,9 +133,9 @@ static int load_policy(bool first)
 		    strcmp(p.elasticd_user, ctx.policy.elasticd_user) ||
 		    memcmp(&p.elasticd_admins, &ctx.policy.elasticd_admins,
 			   sizeof(p.elasticd_admins)))
-			logf_("%s: Elasticd* settings changed: they apply "
-			      "when elasticd restarts",
-			      ctx.conf_path);
+			elog_warn("%s: Elasticd* settings changed: they apply "
+				  "when elasticd restarts",
+				  ctx.conf_path);
 		strcpy(p.elasticd_listen, ctx.policy.elasticd_listen);
 		p.elasticd_poll_ms = ctx.policy.elasticd_poll_ms;
 		strcpy(p.elasticd_state_dir, ctx.policy.elasticd_state_dir);
@@ -164,13 +145,14 @@ static int load_policy(bool first)
 		p.elasticd_admins = ctx.policy.elasticd_admins;
 	}
 	ctx.policy = p;
-	logf_("%s %s (MaxNodes=%u, PreemptiblePartitions=%s, "
-	      "OnDemandPartitions=%s)",
-	      found ? "policy from" : "built-in policy: no", ctx.conf_path,
-	      p.max_nodes,
-	      p.preemptible_partitions.n ? p.preemptible_partitions.name[0]
-					 : "none",
-	      p.ondemand_partitions.n ? p.ondemand_partitions.name[0] : "none");
+	elog_info("%s %s (MaxNodes=%u, PreemptiblePartitions=%s, "
+		  "OnDemandPartitions=%s)",
+		  found ? "policy from" : "built-in policy: no", ctx.conf_path,
+		  p.max_nodes,
+		  p.preemptible_partitions.n ? p.preemptible_partitions.name[0]
+					     : "none",
+		  p.ondemand_partitions.n ? p.ondemand_partitions.name[0]
+					  : "none");
 	return 0;
 }
 
@@ -186,15 +168,17 @@ static int check_user(void)
 	char buf[4096];
 
 	if (getpwnam_r(name, &pw, buf, sizeof(buf), &pwp) || !pwp) {
-		logf_("%s: ElasticdUser=%s: no such user", ctx.conf_path, name);
+		elog_error("%s: ElasticdUser=%s: no such user", ctx.conf_path,
+			   name);
 		return -1;
 	}
 	if (pw.pw_uid != geteuid()) {
-		logf_("%s: ElasticdUser=%s (uid %u), but elasticd runs as uid "
-		      "%u: clients would believe none of its answers (set "
-		      "ElasticdUser to the user elasticd runs as)",
-		      ctx.conf_path, name, (unsigned)pw.pw_uid,
-		      (unsigned)geteuid());
+		elog_error(
+		    "%s: ElasticdUser=%s (uid %u), but elasticd runs as uid "
+		    "%u: clients would believe none of its answers (set "
+		    "ElasticdUser to the user elasticd runs as)",
+		    ctx.conf_path, name, (unsigned)pw.pw_uid,
+		    (unsigned)geteuid());
 		return -1;
 	}
 	return 0;
@@ -209,37 +193,39 @@ static void state_load(void)
 	struct stat st;
 
 	if (!ctx.policy.elasticd_state_dir[0]) {
-		logf_("no ElasticdStateDir: groups running now are adopted "
-		      "as they are, with new generations");
+		elog_info("no ElasticdStateDir: groups running now are adopted "
+			  "as they are, with new generations");
 		return;
 	}
 	if (mkdir(ctx.policy.elasticd_state_dir, 0700) < 0 && errno != EEXIST)
-		logf_("ElasticdStateDir %s: %s", ctx.policy.elasticd_state_dir,
-		      strerror(errno));
+		elog_warn("ElasticdStateDir %s: %s",
+			  ctx.policy.elasticd_state_dir, strerror(errno));
 	/* Whoever can write there decides our groups' worlds: only us. */
 	if (lstat(ctx.policy.elasticd_state_dir, &st) < 0 ||
 	    !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
 	    (st.st_mode & 022)) {
-		logf_("ElasticdStateDir %s: not a directory of ours, writable "
-		      "by us only; running without saved state",
-		      ctx.policy.elasticd_state_dir);
+		elog_warn(
+		    "ElasticdStateDir %s: not a directory of ours, writable "
+		    "by us only; running without saved state",
+		    ctx.policy.elasticd_state_dir);
 		return;
 	}
 	snprintf(ctx.state_path, sizeof(ctx.state_path), "%s/" STATE_FILE,
 		 ctx.policy.elasticd_state_dir);
 	if (parse_read_file(ctx.state_path, STATE_MAX_BYTES, true, &text,
 			    &err) < 0) {
-		logf_("%s; starting without it", err.text);
+		elog_warn("%s; starting without it", err.text);
 		return;
 	}
 	if (!text)
 		return;
 	if (reconcile_state_load(ctx.rec, text, &err) < 0) {
-		logf_("%s: %s; starting without it", ctx.state_path, err.text);
+		elog_warn("%s: %s; starting without it", ctx.state_path,
+			  err.text);
 		/* What was loaded before the bad line stays: it is true. */
 	} else {
-		logf_("state from %s: %zu groups", ctx.state_path,
-		      reconcile_ngroups(ctx.rec));
+		elog_info("state from %s: %zu groups", ctx.state_path,
+			  reconcile_ngroups(ctx.rec));
 	}
 	free(text);
 }
@@ -254,13 +240,13 @@ static void state_save(void)
 	if (!ctx.state_path[0] || !reconcile_dirty(ctx.rec))
 		return;
 	if (reconcile_state_format(ctx.rec, &text, &err) < 0) {
-		logf_("state: %s", err.text);
+		elog_error("state: %s", err.text);
 		return;
 	}
 	snprintf(tmp, sizeof(tmp), "%s.new", ctx.state_path);
 	if (file_save_atomic(ctx.state_path, tmp, 0600, text, strlen(text),
 			     &err) < 0)
-		logf_("state: %s", err.text);
+		elog_error("state: %s", err.text);
 	free(text);
 }
 
@@ -275,24 +261,24 @@ static void perform(struct action_list *l, int64_t now)
 
 		switch (a->type) {
 		case ACTION_NOTE:
-			logf_("%s", a->text);
+			elog_info("%s", a->text);
 			break;
 		case ACTION_SUBMIT:
 			/* Answered at a later cycle (submit_answers). */
 			if (submitq_push(ctx.subq, a->group, a->token, &a->unit,
 					 a->text) < 0) {
-				logf_("%s: not submitted: %zu submissions "
-				      "wait already",
-				      a->text, submitq_busy(ctx.subq));
+				elog_warn("%s: not submitted: %zu submissions "
+					  "wait already",
+					  a->text, submitq_busy(ctx.subq));
 				reconcile_submitted(ctx.rec, a->group, a->token,
 						    0, now);
 			}
 			break;
 		case ACTION_CANCEL:
 			if (slurmio_cancel(ctx.io, a->job, &err) < 0)
-				logf_("%s: %s", a->text, err.text);
+				elog_error("%s: %s", a->text, err.text);
 			else
-				logf_("%s", a->text);
+				elog_info("%s", a->text);
 			break;
 		case ACTION_RAISE: {
 			char jobs[256];
@@ -305,10 +291,10 @@ static void perform(struct action_list *l, int64_t now)
 					      "%s%u", k ? "," : "", a->jobs[k]);
 			if (slurmio_raise(ctx.io, a->jobs, a->njobs, a->signal,
 					  &err) < 0)
-				logf_("%s: jobs %s: %s", a->text, jobs,
-				      err.text);
+				elog_error("%s: jobs %s: %s", a->text, jobs,
+					   err.text);
 			else
-				logf_("%s: jobs %s", a->text, jobs);
+				elog_info("%s: jobs %s", a->text, jobs);
 			break;
 		}
 		}
@@ -331,9 +317,10 @@ static void submit_answers(int64_t now)
 	while ((n = submitq_take(ctx.subq, it, 16)) > 0) {
 		for (size_t i = 0; i < n; i++) {
 			if (it[i].job)
-				logf_("%s: job %u", it[i].text, it[i].job);
+				elog_info("%s: job %u", it[i].text, it[i].job);
 			else
-				logf_("%s: refused: %s", it[i].text, it[i].err);
+				elog_warn("%s: refused: %s", it[i].text,
+					  it[i].err);
 			reconcile_submitted(ctx.rec, it[i].group, it[i].token,
 					    it[i].job, now);
 		}
@@ -349,9 +336,9 @@ static void api_raises(void)
 	action_list_clear(&ctx.actions);
 	for (int i = 0; i < n; i++)
 		if (reconcile_raise_request(ctx.rec, ids[i], &ctx.actions) < 0)
-			logf_("group %u: raise asked through the API: no "
-			      "world to raise",
-			      ids[i]);
+			elog_warn("group %u: raise asked through the API: no "
+				  "world to raise",
+				  ids[i]);
 	perform(&ctx.actions, now_ms());
 }
 
@@ -363,9 +350,10 @@ static void api_reports(void)
 
 	for (int i = 0; i < n; i++)
 		if (reconcile_report(ctx.rec, &reps[i], now_ms()) < 0)
-			logf_("group %u: a report from its launcher, but it "
-			      "has no world",
-			      reps[i].group);
+			elog_warn(
+			    "group %u: a report from its launcher, but it "
+			    "has no world",
+			    reps[i].group);
 }
 
 /* ------------------------------------------------------------ the loop */
@@ -383,24 +371,32 @@ static void cycle(void)
 	load_policy(false);
 	if (slurmio_load(ctx.io, now, FULL_REFRESH_S, &s, &changed, &err) < 0) {
 		if (!ctx.ctld_down)
-			logf_("%s; retrying every cycle", err.text);
+			elog_error("%s; retrying every cycle", err.text);
 		ctx.ctld_down = true;
 		ctx.m.slurm_rpcs_last_cycle = slurmio_rpcs_cycle(ctx.io);
 		ctx.m.slurm_rpcs = slurmio_rpcs_total(ctx.io);
 		return;
 	}
 	if (ctx.ctld_down)
-		logf_("slurmctld answers again");
+		elog_info("slurmctld answers again");
 	ctx.ctld_down = false;
 
 	submit_answers(now);
 	t0 = mono();
 	if (reconcile_pass(ctx.rec, s, &ctx.policy, now, &ctx.actions, &err) <
 	    0)
-		logf_("%s", err.text);
+		elog_error("%s", err.text);
 	ctx.m.reconcile_seconds_last = mono() - t0;
 	ctx.m.reconcile_seconds_sum += ctx.m.reconcile_seconds_last;
 	ctx.m.cycles++;
+	if (changed || ctx.actions.n)
+		elog_debug("cycle %" PRIu64 ": Slurm's state %s, %zu groups, "
+			   "%zu actions, %u RPCs, reconcile %.3f ms",
+			   (uint64_t)ctx.m.cycles,
+			   changed ? "changed" : "unchanged",
+			   reconcile_ngroups(ctx.rec), ctx.actions.n,
+			   (unsigned)slurmio_rpcs_cycle(ctx.io),
+			   ctx.m.reconcile_seconds_last * 1e3);
 	perform(&ctx.actions, now);
 	api_raises();
 	api_reports();
@@ -410,7 +406,7 @@ static void cycle(void)
 	ctx.m.slurm_rpcs = slurmio_rpcs_total(ctx.io);
 	v = reconcile_view(ctx.rec, s, now_ms());
 	if (!v) {
-		logf_("view: out of memory");
+		elog_error("view: out of memory");
 		return;
 	}
 	v->metrics.cycles = ctx.m.cycles;
@@ -432,8 +428,8 @@ static uid_t slurm_user(void)
 		uid = conf->slurm_user_id;
 		slurm_free_ctl_conf(conf);
 	} else {
-		logf_("slurm_load_ctl_conf: %s; SlurmUser taken as root",
-		      slurm_strerror(errno));
+		elog_warn("slurm_load_ctl_conf: %s; SlurmUser taken as root",
+			  slurm_strerror(errno));
 	}
 	return uid;
 }
@@ -445,9 +441,17 @@ int main(int argc, char **argv)
 	sigset_t sigs;
 	int c;
 
-	ctx.journal = secure_getenv("JOURNAL_STREAM") != NULL;
-	while ((c = getopt(argc, argv, "f:DhV")) != -1) {
+	/* Under systemd stderr is the journal, which adds the time. */
+	elog_init(PROG, ELOG_INFO,
+		  secure_getenv("JOURNAL_STREAM") ? 0 : ELOG_TIME);
+	while ((c = getopt(argc, argv, "f:DhqvV")) != -1) {
 		switch (c) {
+		case 'q':
+			elog_set_level(ELOG_WARN);
+			break;
+		case 'v':
+			elog_set_level(ELOG_DEBUG);
+			break;
 		case 'f':
 			if (strlen(optarg) >= sizeof(ctx.conf_path)) {
 				fprintf(stderr, PROG ": -f: path too long\n");
@@ -495,7 +499,7 @@ int main(int argc, char **argv)
 	ctx.subq = ctx.io ? submitq_create(SUBMITQ_WORKERS, submit_unit, ctx.io)
 			  : NULL;
 	if (!ctx.io || !ctx.rec || !ctx.subq) {
-		logf_("out of memory");
+		elog_error("out of memory");
 		return 1;
 	}
 	state_load();
@@ -506,12 +510,13 @@ int main(int argc, char **argv)
 			  ? ctx.policy.elasticd_munge_socket
 			  : NULL,
 		      &ctx.policy.elasticd_admins, slurm_user(), &err) < 0) {
-		logf_("API on %s: %s", ctx.policy.elasticd_listen, err.text);
+		elog_error("API on %s: %s", ctx.policy.elasticd_listen,
+			   err.text);
 		return 1;
 	}
 	ctx.m.started = time(NULL);
-	logf_("started: API on %s, a cycle every %u ms",
-	      ctx.policy.elasticd_listen, ctx.policy.elasticd_poll_ms);
+	elog_info("started: API on %s, a cycle every %u ms",
+		  ctx.policy.elasticd_listen, ctx.policy.elasticd_poll_ms);
 
 	for (;;) {
 		double start = mono(), left;
@@ -527,7 +532,7 @@ int main(int argc, char **argv)
 		ts.tv_nsec = (long)((left - (double)ts.tv_sec) * 1e9);
 		sig = sigtimedwait(&sigs, NULL, &ts);
 		if (sig == SIGTERM || sig == SIGINT) {
-			logf_("%s: stopping", strsignal(sig));
+			elog_info("%s: stopping", strsignal(sig));
 			break;
 		}
 		if (sig == SIGHUP)

@@ -1,0 +1,92 @@
+#include "config.h"
+
+#include <stdarg.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "error.h"
+#include "log.h"
+
+/* Set once at start-up, read by every thread (elasticd's API and
+ * submission threads log too). */
+static struct {
+	char ident[32];
+	enum elog_level level;
+	unsigned flags;
+	FILE *stream;
+} lg = { "elastic", ELOG_INFO, 0, NULL };
+
+void elog_init(const char *ident, enum elog_level level, unsigned flags)
+{
+	snprintf(lg.ident, sizeof(lg.ident), "%s", ident ? ident : "elastic");
+	lg.level = level;
+	lg.flags = flags;
+}
+
+void elog_set_stream(FILE *f)
+{
+	lg.stream = f;
+}
+
+void elog_set_level(enum elog_level level)
+{
+	lg.level = level;
+}
+
+enum elog_level elog_get_level(void)
+{
+	return lg.level;
+}
+
+bool elog_enabled(enum elog_level level)
+{
+	return level <= lg.level;
+}
+
+int elog_level_parse(const char *word, enum elog_level *level)
+{
+	static const struct {
+		const char *name;
+		enum elog_level level;
+	} names[] = {
+		{ "error", ELOG_ERROR }, { "warning", ELOG_WARN },
+		{ "warn", ELOG_WARN },	 { "info", ELOG_INFO },
+		{ "debug", ELOG_DEBUG },
+	};
+
+	for (size_t i = 0; word && i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcasecmp(word, names[i].name)) {
+			*level = names[i].level;
+			return 0;
+		}
+	return -1;
+}
+
+void elog(enum elog_level level, const char *fmt, ...)
+{
+	static const char *const tag[] = { "", "warning: ", "", "debug: " };
+	char raw[1024], line[1024], ts[32] = "";
+	va_list ap;
+
+	if (!elog_enabled(level))
+		return;
+	if (lg.flags & ELOG_TIME) {
+		struct timespec t;
+		struct tm tm;
+
+		clock_gettime(CLOCK_REALTIME, &t);
+		localtime_r(&t.tv_sec, &tm);
+		snprintf(ts, sizeof(ts), "%02d:%02d:%02d.%03ld ", tm.tm_hour,
+			 tm.tm_min, tm.tm_sec, t.tv_nsec / 1000000);
+	}
+	va_start(ap, fmt);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
+	va_end(ap);
+	/* What users wrote (a URL, a job name) cannot forge a line. */
+	elastic_escape(line, sizeof(line), raw);
+	/* One fprintf per line: stdio locks the stream, so lines of
+	 * different threads never interleave. */
+	fprintf(lg.stream ? lg.stream : stderr, "%s: %s%s%s\n", lg.ident, ts,
+		tag[level], line);
+}
