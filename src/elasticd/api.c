@@ -454,13 +454,14 @@ static enum MHD_Result reply(const struct req *rq, unsigned status,
 	if (auth)
 		MHD_add_response_header(resp, APIAUTH_REPLY_HEADER, auth);
 	free(auth);
-	ret = MHD_queue_response(conn, status, resp);
-	MHD_destroy_response(resp);
+	/* Before the answer leaves: a client that got it finds the line. */
 	if (rq->authenticated)
 		elog_debug("API: %s %s from uid %u: %u", rq->method, rq->url,
 			   (unsigned)rq->c.uid, status);
 	else
 		elog_debug("API: %s %s: %u", rq->method, rq->url, status);
+	ret = MHD_queue_response(conn, status, resp);
+	MHD_destroy_response(resp);
 	return ret;
 }
 

@@ -37,6 +37,7 @@
 #include <munge.h>
 
 #include "common/apiauth.h"
+#include "common/log.h"
 #include "elasticd/api.h"
 #include "elasticd/groupinfo.h"
 
@@ -634,6 +635,37 @@ static void expired_credential(void **state)
 	error_says(&r, 401, "expired");
 	/* Signed for its maker alone: the client learns why. */
 	assert_true(r.signed_);
+}
+
+/* elasticd -v: a debug line per request, the caller's uid once it is
+ * authenticated; at the default level none. */
+static void debug_log(void **state)
+{
+	char *buf = NULL, line[128];
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct reply r;
+
+	assert_non_null(f);
+	elog_set_stream(f);
+	r = http("GET", "/healthz", NULL, NULL);
+	free(r.body);
+	elog_set_level(ELOG_DEBUG);
+	r = http("GET", "/nowhere", NULL, NULL);
+	free(r.body);
+	r = as(getuid(), "GET", "/v1/groups");
+	assert_int_equal(r.status, 200);
+	free(r.body);
+	elog_set_level(ELOG_INFO);
+	elog_set_stream(NULL);
+	fclose(f);
+	assert_null(strstr(buf, "/healthz"));
+	assert_non_null(strstr(buf, "debug: API: GET /nowhere: 404\n"));
+	snprintf(line, sizeof(line),
+		 "debug: API: GET /v1/groups from uid %u: 200\n",
+		 (unsigned)getuid());
+	assert_non_null(strstr(buf, line));
+	free(buf);
 }
 
 static void owner_sees_own_group(void **state)
@@ -1295,6 +1327,7 @@ int main(void)
 		cmocka_unit_test(no_credential),
 		cmocka_unit_test(bad_credentials),
 		cmocka_unit_test(expired_credential),
+		cmocka_unit_test(debug_log),
 		cmocka_unit_test(owner_sees_own_group),
 		cmocka_unit_test(other_user_sees_nothing),
 		cmocka_unit_test(admins_see_all),
