@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,30 @@ int tmp_teardown(void **state)
 	rmdir(t->dir);
 	free(t);
 	return 0;
+}
+
+int scratch_make(char *dir, size_t len, const char *name)
+{
+	if ((size_t)snprintf(dir, len, "/tmp/%s.XXXXXX", name) >= len)
+		return -1;
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+int scratch_remove(const char *dir)
+{
+	char cmd[PATH_MAX + 16];
+
+	/* The tests make nothing with a quote in its name. */
+	if (!dir[0] || strchr(dir, '\'') ||
+	    (size_t)snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir) >=
+		sizeof(cmd))
+		return -1;
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+void write_text(const char *path, const char *text)
+{
+	write_file(path, text, strlen(text));
 }
 
 void write_file(const char *path, const void *data, size_t len)

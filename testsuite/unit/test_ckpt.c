@@ -18,6 +18,7 @@
 
 #include "common/ckpt.h"
 #include "common/options.h"
+#include "fixture.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -26,18 +27,12 @@ static char tmp[256];
 
 static int setup(void **state)
 {
-	snprintf(tmp, sizeof(tmp), "/tmp/test_ckpt.XXXXXX");
-	if (!mkdtemp(tmp))
-		return -1;
-	return 0;
+	return scratch_make(tmp, sizeof(tmp), "test_ckpt");
 }
 
 static int teardown(void **state)
 {
-	char cmd[512];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
-	return system(cmd) == 0 ? 0 : -1;
+	return scratch_remove(tmp);
 }
 
 static void put(const char *rel, size_t size)

@@ -14,6 +14,7 @@
 
 #include "common/ckpt_eval.h"
 #include "common/policy.h"
+#include "fixture.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -21,25 +22,12 @@ static char tmp[256];
 
 static int setup(void **state)
 {
-	snprintf(tmp, sizeof(tmp), "/tmp/test_ckpt_eval.XXXXXX");
-	return mkdtemp(tmp) ? 0 : -1;
+	return scratch_make(tmp, sizeof(tmp), "test_ckpt_eval");
 }
 
 static int teardown(void **state)
 {
-	char cmd[512];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
-	return system(cmd) == 0 ? 0 : -1;
-}
-
-static void write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	assert_non_null(f);
-	fputs(text, f);
-	assert_int_equal(fclose(f), 0);
+	return scratch_remove(tmp);
 }
 
 static void check_cmd(void **state)
@@ -301,12 +289,12 @@ static void index_files(void **state)
 	assert_int_equal(stat(path, &st), -1);
 	/* A damaged index says so. */
 	snprintf(path, sizeof(path), "%s/eval/index", dir);
-	write_file(path, "garbage\n");
+	write_text(path, "garbage\n");
 	assert_int_equal(ckpt_eval_index_load(dir, back, &err), -1);
 	assert_string_equal(err.text, "eval index:1: expected 'STEP JOBID'");
 	/* Where the dir cannot be made. */
 	snprintf(path, sizeof(path), "%s/file", tmp);
-	write_file(path, "");
+	write_text(path, "");
 	assert_int_equal(ckpt_eval_index_save(path, ix, &err), -1);
 	free(ix);
 	free(back);
@@ -390,23 +378,23 @@ static void result(void **state)
 	mkdir(path, 0755);
 
 	snprintf(path, sizeof(path), "%s/job/eval/ckpt-10.out", tmp);
-	write_file(path, "loading\nstep 10\n  accuracy=0.91 loss=0.3\t\n\n \n");
+	write_text(path, "loading\nstep 10\n  accuracy=0.91 loss=0.3\t\n\n \n");
 	assert_int_equal(ckpt_eval_result(dir, 10, buf, sizeof(buf)), 0);
 	assert_string_equal(buf, "accuracy=0.91 loss=0.3");
-	write_file(path, "");
+	write_text(path, "");
 	assert_int_equal(ckpt_eval_result(dir, 10, buf, sizeof(buf)), 0);
 	assert_string_equal(buf, "");
-	write_file(path, "\n\n\n");
+	write_text(path, "\n\n\n");
 	assert_int_equal(ckpt_eval_result(dir, 10, buf, sizeof(buf)), 0);
 	assert_string_equal(buf, "");
-	write_file(path, "one line, no newline\x1b[0m");
+	write_text(path, "one line, no newline\x1b[0m");
 	assert_int_equal(ckpt_eval_result(dir, 10, buf, sizeof(buf)), 0);
 	assert_string_equal(buf, "one line, no newline[0m");
 	/* Only the end of a large file is read; long lines are cut. */
 	memset(big, 'a', sizeof(big) - 1);
 	big[sizeof(big) - 1] = '\0';
 	big[100] = '\n';
-	write_file(path, big);
+	write_text(path, big);
 	assert_int_equal(ckpt_eval_result(dir, 10, buf, sizeof(buf)), 0);
 	assert_int_equal(strlen(buf), sizeof(buf) - 1);
 	/* Not through a link. */
@@ -423,7 +411,7 @@ static void fake_sbatch(char *path, size_t len)
 
 	snprintf(path, len, "%s/sbatch", tmp);
 	snprintf(log, sizeof(log), "%s/log", tmp);
-	write_file(path, "");
+	write_text(path, "");
 	{
 		FILE *f = fopen(path, "w");
 
@@ -553,7 +541,7 @@ static void put(const char *name)
 	char path[600];
 
 	snprintf(path, sizeof(path), "%s/ck/%s", tmp, name);
-	write_file(path, "x");
+	write_text(path, "x");
 }
 
 static bool there(const char *name)
@@ -642,7 +630,7 @@ static void tick(void **state)
 	t.prev = "";
 	put("ckpt-70.pt");
 	snprintf(prev, sizeof(prev), "%s/eval/index", dir);
-	write_file(prev, "junk\n");
+	write_text(prev, "junk\n");
 	assert_int_equal(ckpt_tick(&t, &res, &err), -1);
 	assert_string_equal(err.text, "eval index:1: expected 'STEP JOBID'");
 	assert_true(there("ckpt-30.pt"));

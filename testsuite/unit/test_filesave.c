@@ -15,14 +15,14 @@
 #include <unistd.h>
 
 #include "common/filesave.h"
+#include "fixture.h"
 
 static char dir[64], path[PATH_MAX], tmp[PATH_MAX];
 
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(dir, sizeof(dir), "/tmp/test_filesave.XXXXXX");
-	if (!mkdtemp(dir))
+	if (scratch_make(dir, sizeof(dir), "test_filesave") < 0)
 		return -1;
 	snprintf(path, sizeof(path), "%s/state", dir);
 	snprintf(tmp, sizeof(tmp), "%s/state.new", dir);
@@ -31,11 +31,8 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char cmd[PATH_MAX + 16];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd) == 0 ? 0 : -1;
+	return scratch_remove(dir);
 }
 
 static void read_back(const char *p, char *out, size_t len)

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "common/safeopen.h"
+#include "fixture.h"
 
 static char dir[64];
 
@@ -27,8 +28,7 @@ static int setup(void **state)
 	char p[PATH_MAX];
 
 	(void)state;
-	snprintf(dir, sizeof(dir), "/tmp/test_safeopen.XXXXXX");
-	if (!mkdtemp(dir))
+	if (scratch_make(dir, sizeof(dir), "test_safeopen") < 0)
 		return -1;
 	snprintf(p, sizeof(p), "%s/real", dir);
 	if (mkdir(p, 0755))
@@ -39,11 +39,8 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char cmd[PATH_MAX + 16];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd) == 0 ? 0 : -1;
+	return scratch_remove(dir);
 }
 
 /* Opens path (strict or not): true if it opened. */
