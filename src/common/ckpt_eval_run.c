@@ -150,59 +150,36 @@ static void first_line(const char *s, char *out, size_t len)
 	snprintf(out, len, "%.*s", (int)n, s);
 }
 
-uint32_t ckpt_eval_submit(const struct ckpt_eval_req *r, unsigned timeout_s,
-			  elastic_error_t *err)
+/* In the child: stdin from /dev/null, stdout and stderr to the pipes,
+ * the filtered environment, then sbatch. */
+static void eval_exec_child(const struct ckpt_eval_argv *a, int out_fd,
+			    int err_fd, char **env)
 {
-	struct ckpt_eval_argv *a = malloc(sizeof(*a));
-	char out[256] = "", errtext[512] = "", line[256];
-	size_t nenv = 0, olen = 0, elen = 0;
-	int po[2] = { -1, -1 }, pe[2] = { -1, -1 }, status = 0;
-	bool o_open = true, e_open = true, timed_out = false;
-	char **env = NULL;
-	time_t deadline;
-	uint32_t job = 0;
-	pid_t pid;
+	int in = open("/dev/null", O_RDONLY);
 
-	if (!a)
-		return elastic_errorf(err, "out of memory"), 0;
-	if (ckpt_eval_argv(r, a, err) < 0) {
-		free(a);
-		return 0;
-	}
-	for (char **e = environ; e && *e; e++)
-		nenv++;
-	env = calloc(nenv + 1, sizeof(*env));
-	if (!env || pipe2(po, O_CLOEXEC) || pipe2(pe, O_CLOEXEC)) {
-		elastic_errorf(err, "eval job: %s", strerror(errno));
-		goto out;
-	}
-	nenv = 0;
-	for (char **e = environ; e && *e; e++)
-		if (!ckpt_eval_env_drop(*e))
-			env[nenv++] = *e;
-	pid = fork();
-	if (pid < 0) {
-		elastic_errorf(err, "eval job: fork: %s", strerror(errno));
-		goto out;
-	}
-	if (pid == 0) {
-		int in = open("/dev/null", O_RDONLY);
-
-		if (in < 0 || dup2(in, 0) < 0 || dup2(po[1], 1) < 0 ||
-		    dup2(pe[1], 2) < 0)
-			_exit(127);
-		environ = env;
-		execvp(a->argv[0], a->argv);
-		dprintf(2, "cannot run %s: %s\n", a->argv[0], strerror(errno));
+	if (in < 0 || dup2(in, 0) < 0 || dup2(out_fd, 1) < 0 ||
+	    dup2(err_fd, 2) < 0)
 		_exit(127);
-	}
-	close(po[1]);
-	close(pe[1]);
-	po[1] = pe[1] = -1;
+	environ = env;
+	execvp(a->argv[0], a->argv);
+	dprintf(2, "cannot run %s: %s\n", a->argv[0], strerror(errno));
+	_exit(127);
+}
+
+/* Read sbatch's stdout and stderr until both close or the timeout (then
+ * it is killed), and reap it.  Returns whether it timed out. */
+static bool eval_read_answers(pid_t pid, int out_fd, int err_fd,
+			      unsigned timeout_s, char *out, size_t out_cap,
+			      char *errtext, size_t err_cap, int *status)
+{
+	bool o_open = true, e_open = true, timed_out = false;
+	size_t olen = 0, elen = 0;
+	time_t deadline;
+
 	deadline = time(NULL) + (time_t)timeout_s;
 	while (o_open || e_open) {
-		struct pollfd fds[2] = { { po[0], POLLIN, 0 },
-					 { pe[0], POLLIN, 0 } };
+		struct pollfd fds[2] = { { out_fd, POLLIN, 0 },
+					 { err_fd, POLLIN, 0 } };
 		time_t now = time(NULL);
 		int n;
 
@@ -221,14 +198,26 @@ uint32_t ckpt_eval_submit(const struct ckpt_eval_req *r, unsigned timeout_s,
 		if (n <= 0)
 			continue;
 		if (o_open && (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) &&
-		    drain(po[0], out, sizeof(out), &olen) < 0)
+		    drain(out_fd, out, out_cap, &olen) < 0)
 			o_open = false;
 		if (e_open && (fds[1].revents & (POLLIN | POLLHUP | POLLERR)) &&
-		    drain(pe[0], errtext, sizeof(errtext), &elen) < 0)
+		    drain(err_fd, errtext, err_cap, &elen) < 0)
 			e_open = false;
 	}
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+	while (waitpid(pid, status, 0) < 0 && errno == EINTR)
 		;
+	return timed_out;
+}
+
+/* What sbatch's run says: the job id it printed, or 0 with err. */
+static uint32_t eval_job_verdict(const struct ckpt_eval_argv *a, bool timed_out,
+				 int status, const char *out,
+				 const char *errtext, unsigned timeout_s,
+				 elastic_error_t *err)
+{
+	uint32_t job = 0;
+	char line[256];
+
 	first_line(errtext, line, sizeof(line));
 	if (timed_out) {
 		elastic_errorf(err, "eval job: %s did not answer within %u s",
@@ -256,6 +245,53 @@ uint32_t ckpt_eval_submit(const struct ckpt_eval_req *r, unsigned timeout_s,
 				       a->argv[0], line);
 		}
 	}
+	return job;
+}
+
+uint32_t ckpt_eval_submit(const struct ckpt_eval_req *r, unsigned timeout_s,
+			  elastic_error_t *err)
+{
+	struct ckpt_eval_argv *a = malloc(sizeof(*a));
+	char out[256] = "", errtext[512] = "";
+	size_t nenv = 0;
+	int po[2] = { -1, -1 }, pe[2] = { -1, -1 }, status = 0;
+	bool timed_out;
+	char **env = NULL;
+	uint32_t job = 0;
+	pid_t pid;
+
+	if (!a)
+		return elastic_errorf(err, "out of memory"), 0;
+	if (ckpt_eval_argv(r, a, err) < 0) {
+		free(a);
+		return 0;
+	}
+	for (char **e = environ; e && *e; e++)
+		nenv++;
+	env = calloc(nenv + 1, sizeof(*env));
+	if (!env || pipe2(po, O_CLOEXEC) || pipe2(pe, O_CLOEXEC)) {
+		elastic_errorf(err, "eval job: %s", strerror(errno));
+		goto out;
+	}
+	nenv = 0;
+	for (char **e = environ; e && *e; e++)
+		if (!ckpt_eval_env_drop(*e))
+			env[nenv++] = *e;
+	pid = fork();
+	if (pid < 0) {
+		elastic_errorf(err, "eval job: fork: %s", strerror(errno));
+		goto out;
+	}
+	if (pid == 0)
+		eval_exec_child(a, po[1], pe[1], env);
+	close(po[1]);
+	close(pe[1]);
+	po[1] = pe[1] = -1;
+	timed_out =
+	    eval_read_answers(pid, po[0], pe[0], timeout_s, out, sizeof(out),
+			      errtext, sizeof(errtext), &status);
+	job = eval_job_verdict(a, timed_out, status, out, errtext, timeout_s,
+			       err);
 out:
 	for (int i = 0; i < 2; i++) {
 		if (po[i] >= 0)
@@ -273,6 +309,92 @@ static uint32_t default_submit(const struct ckpt_eval_req *r, void *arg,
 {
 	(void)arg;
 	return ckpt_eval_submit(r, 60, err);
+}
+
+/*
+ * Submit an eval job for each of the ntodo checkpoints todo names and
+ * record each (0 if it failed) in ix; fresh[i] gets the step of each
+ * submitted.  0, or -1 with err for the first that failed.
+ */
+static int tick_submit_evals(const struct ckpt_tick *t,
+			     const struct ckpt_list *l,
+			     struct ckpt_eval_index *ix, const size_t *todo,
+			     size_t ntodo, uint64_t *fresh,
+			     struct ckpt_tick_result *res, elastic_error_t *err)
+{
+	elastic_error_t e2;
+	int rc = 0;
+
+	for (size_t i = 0; i < ntodo; i++) {
+		const struct ckpt_entry *e = &l->e[todo[i]];
+		char path[CKPT_PATH_MAX];
+		struct ckpt_eval_req r = {
+			.sbatch = t->sbatch,
+			.cmd = t->eval_cmd,
+			.ckpt_dir = t->ckpt_dir,
+			.ckpt_path = path,
+			.step = e->step,
+			.job_id = t->job_id,
+			.partition = t->partition,
+			.account = t->account,
+		};
+		char d[CKPT_PATH_MAX];
+		uint32_t job = 0;
+
+		if (ckpt_entry_path(l, e, path, sizeof(path)) < 0 ||
+		    ckpt_eval_dir(t->ckpt_dir, d, sizeof(d)) < 0) {
+			elastic_errorf(&e2, "%s: path too long", t->ckpt_dir);
+		} else if (mkdir(d, 0777) && errno != EEXIST) {
+			elastic_errorf(&e2, "%s: %s", d, strerror(errno));
+		} else {
+			job = (t->submit ? t->submit
+					 : default_submit)(&r, t->arg, &e2);
+		}
+		if (job) {
+			res->submitted++;
+			fresh[i] = e->step;
+		} else {
+			res->failed++;
+			if (rc == 0 && err)
+				*err = e2;
+			rc = -1;
+		}
+		ckpt_eval_index_add(ix, e->step, job);
+	}
+	return rc;
+}
+
+/*
+ * Into use: the checkpoints in use, what the ranks resumed from and what
+ * eval jobs read (just submitted, or still active).  Returns how many.
+ */
+static size_t tick_in_use(const struct ckpt_tick *t, const struct ckpt_list *l,
+			  const struct ckpt_eval_index *ix,
+			  const uint64_t *fresh, size_t ntodo, const char **use)
+{
+	size_t nuse = 0;
+
+	if (t->prev && *t->prev)
+		use[nuse++] = t->prev;
+	for (size_t i = 0; i < l->n; i++) {
+		const struct ckpt_eval_rec *r;
+		bool busy = false;
+
+		if (i && l->e[i].step == l->e[i - 1].step)
+			continue;
+		r = ckpt_eval_index_find(ix, l->e[i].step);
+		if (!r || !r->job_id)
+			continue;
+		for (size_t k = 0; k < ntodo; k++)
+			busy |= fresh[k] == l->e[i].step;
+		if (!busy && t->active)
+			busy = t->active(r->job_id, t->arg);
+		/* Every entry of that step. */
+		for (size_t k = i;
+		     busy && k < l->n && l->e[k].step == l->e[i].step; k++)
+			use[nuse++] = l->e[k].name;
+	}
+	return nuse;
 }
 
 int ckpt_tick(const struct ckpt_tick *t, struct ckpt_tick_result *res,
@@ -315,42 +437,7 @@ int ckpt_tick(const struct ckpt_tick *t, struct ckpt_tick_result *res,
 	}
 	if (eval)
 		ntodo = ckpt_eval_todo(&l, ix, todo);
-	for (size_t i = 0; i < ntodo; i++) {
-		const struct ckpt_entry *e = &l.e[todo[i]];
-		char path[CKPT_PATH_MAX];
-		struct ckpt_eval_req r = {
-			.sbatch = t->sbatch,
-			.cmd = t->eval_cmd,
-			.ckpt_dir = t->ckpt_dir,
-			.ckpt_path = path,
-			.step = e->step,
-			.job_id = t->job_id,
-			.partition = t->partition,
-			.account = t->account,
-		};
-		char d[CKPT_PATH_MAX];
-		uint32_t job = 0;
-
-		if (ckpt_entry_path(&l, e, path, sizeof(path)) < 0 ||
-		    ckpt_eval_dir(t->ckpt_dir, d, sizeof(d)) < 0) {
-			elastic_errorf(&e2, "%s: path too long", t->ckpt_dir);
-		} else if (mkdir(d, 0777) && errno != EEXIST) {
-			elastic_errorf(&e2, "%s: %s", d, strerror(errno));
-		} else {
-			job = (t->submit ? t->submit
-					 : default_submit)(&r, t->arg, &e2);
-		}
-		if (job) {
-			res->submitted++;
-			fresh[i] = e->step;
-		} else {
-			res->failed++;
-			if (rc == 0 && err)
-				*err = e2;
-			rc = -1;
-		}
-		ckpt_eval_index_add(ix, e->step, job);
-	}
+	rc = tick_submit_evals(t, &l, ix, todo, ntodo, fresh, res, err);
 	if (ntodo && ckpt_eval_index_save(t->ckpt_dir, ix, &e2) < 0) {
 		/* Unrecorded eval jobs: keep everything this time. */
 		if (rc == 0 && err)
@@ -359,27 +446,7 @@ int ckpt_tick(const struct ckpt_tick *t, struct ckpt_tick_result *res,
 		ix_ok = false;
 	}
 
-	/* In use: what the ranks resumed from, what eval jobs read. */
-	if (t->prev && *t->prev)
-		use[nuse++] = t->prev;
-	for (size_t i = 0; i < l.n; i++) {
-		const struct ckpt_eval_rec *r;
-		bool busy = false;
-
-		if (i && l.e[i].step == l.e[i - 1].step)
-			continue;
-		r = ckpt_eval_index_find(ix, l.e[i].step);
-		if (!r || !r->job_id)
-			continue;
-		for (size_t k = 0; k < ntodo; k++)
-			busy |= fresh[k] == l.e[i].step;
-		if (!busy && t->active)
-			busy = t->active(r->job_id, t->arg);
-		/* Every entry of that step. */
-		for (size_t k = i;
-		     busy && k < l.n && l.e[k].step == l.e[i].step; k++)
-			use[nuse++] = l.e[k].name;
-	}
+	nuse = tick_in_use(t, &l, ix, fresh, ntodo, use);
 	if (ix_ok &&
 	    ckpt_retain(&l, t->keep, use, nuse, &res->deleted, &e2) < 0) {
 		if (rc == 0 && err)
