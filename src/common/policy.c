@@ -323,36 +323,84 @@ static int set_hostport(char *field, const char *val, bool server,
 	return 0;
 }
 
+/* A whole number within the bounds of its type (T_NODES, T_SECONDS,
+ * T_KEEP, T_NICE). */
+static int set_count_key(void *field, const struct key *k, const char *val,
+			 const char *where, elastic_error_t *err)
+{
+	enum parse_result r;
+	unsigned long v;
+	unsigned long lo = (k->type == T_SECONDS || k->type == T_NICE) ? 0 : 1;
+	unsigned long hi = (k->type == T_NODES)	    ? ELASTIC_NODES_LIMIT
+			   : (k->type == T_SECONDS) ? MAX_SECONDS
+			   : (k->type == T_NICE)    ? MAX_NICE
+						    : MAX_KEEP;
+
+	r = parse_uint(val, lo, hi, &v);
+	if (r != PARSE_OK)
+		return elastic_errorf(err,
+				      "%s: %s=%s: %s (allowed: %lu to "
+				      "%lu)",
+				      where, k->name, val, parse_strerror(r),
+				      lo, hi);
+	*(unsigned *)field = v;
+	return 0;
+}
+
+/* Milliseconds, within the bounds of elasticd's poll interval. */
+static int set_msec_key(void *field, const struct key *k, const char *val,
+			const char *where, elastic_error_t *err)
+{
+	enum parse_result r;
+	unsigned long v;
+
+	r = parse_uint(val, POLICY_POLL_MS_MIN, POLICY_POLL_MS_MAX, &v);
+	if (r != PARSE_OK)
+		return elastic_errorf(err,
+				      "%s: %s=%s: %s (allowed: %d to %d "
+				      "milliseconds)",
+				      where, k->name, val, parse_strerror(r),
+				      POLICY_POLL_MS_MIN, POLICY_POLL_MS_MAX);
+	*(unsigned *)field = v;
+	return 0;
+}
+
+/* A path elasticd uses as it is: absolute, no % escapes; "" unsets. */
+static int set_abspath_key(char *field, const struct key *k, const char *val,
+			   const char *where, elastic_error_t *err)
+{
+	if (strlen(val) > POLICY_PATH_MAX)
+		return elastic_errorf(err,
+				      "%s: %s: path longer than %d "
+				      "characters",
+				      where, k->name, POLICY_PATH_MAX);
+	if (*val && val[0] != '/')
+		return elastic_errorf(err,
+				      "%s: %s=%s: must be an absolute "
+				      "path",
+				      where, k->name, val);
+	for (const char *c = val; *c; c++)
+		if (iscntrl((unsigned char)*c))
+			return elastic_errorf(err,
+					      "%s: %s: control "
+					      "character in path",
+					      where, k->name);
+	strcpy(field, val);
+	return 0;
+}
+
 static int set_key(struct elastic_policy *p, const struct key *k, char *val,
 		   const char *where, elastic_error_t *err)
 {
 	void *field = (char *)p + k->off;
-	enum parse_result r;
-	unsigned long v;
 	char what[320];
 
 	switch (k->type) {
 	case T_NODES:
 	case T_SECONDS:
 	case T_KEEP:
-	case T_NICE: {
-		unsigned long lo =
-		    (k->type == T_SECONDS || k->type == T_NICE) ? 0 : 1;
-		unsigned long hi = (k->type == T_NODES) ? ELASTIC_NODES_LIMIT
-				   : (k->type == T_SECONDS) ? MAX_SECONDS
-				   : (k->type == T_NICE)    ? MAX_NICE
-							    : MAX_KEEP;
-
-		r = parse_uint(val, lo, hi, &v);
-		if (r != PARSE_OK)
-			return elastic_errorf(err,
-					      "%s: %s=%s: %s (allowed: %lu to "
-					      "%lu)",
-					      where, k->name, val,
-					      parse_strerror(r), lo, hi);
-		*(unsigned *)field = v;
-		return 0;
-	}
+	case T_NICE:
+		return set_count_key(field, k, val, where, err);
 	case T_BOOL:
 		if (parse_bool(val, field) != PARSE_OK)
 			return elastic_errorf(err,
@@ -407,35 +455,9 @@ static int set_key(struct elastic_policy *p, const struct key *k, char *val,
 		}
 		return set_hostport(field, val, true, where, k->name, err);
 	case T_MSEC:
-		r = parse_uint(val, POLICY_POLL_MS_MIN, POLICY_POLL_MS_MAX, &v);
-		if (r != PARSE_OK)
-			return elastic_errorf(
-			    err,
-			    "%s: %s=%s: %s (allowed: %d to %d "
-			    "milliseconds)",
-			    where, k->name, val, parse_strerror(r),
-			    POLICY_POLL_MS_MIN, POLICY_POLL_MS_MAX);
-		*(unsigned *)field = v;
-		return 0;
+		return set_msec_key(field, k, val, where, err);
 	case T_ABSPATH:
-		if (strlen(val) > POLICY_PATH_MAX)
-			return elastic_errorf(err,
-					      "%s: %s: path longer than %d "
-					      "characters",
-					      where, k->name, POLICY_PATH_MAX);
-		if (*val && val[0] != '/')
-			return elastic_errorf(err,
-					      "%s: %s=%s: must be an absolute "
-					      "path",
-					      where, k->name, val);
-		for (const char *c = val; *c; c++)
-			if (iscntrl((unsigned char)*c))
-				return elastic_errorf(err,
-						      "%s: %s: control "
-						      "character in path",
-						      where, k->name);
-		strcpy(field, val);
-		return 0;
+		return set_abspath_key(field, k, val, where, err);
 	}
 	return elastic_errorf(err, "%s: %s: internal error", where, k->name);
 }
