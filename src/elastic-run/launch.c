@@ -154,27 +154,17 @@ static void child_setup(void)
 		unsetenv(stale_vars[k]);
 }
 /*
- * --launcher=mpirun: one mpirun (Open MPI) over every node of the world,
- * its orted on each node started by the remote-shell agent
- * (elastic-run-rsh) as a one-task step of the member job holding that
- * node, so that the ranks are processes of Slurm steps: signalled,
- * accounted and killed with their jobs.  See contribs/examples/mpi.
+ * Every node of the world, in hosts as "NODE:SLOTS,..." (mpirun --host) and
+ * in map as "NODE=JOBID,..." (ELASTIC_RUN_HOSTMAP, for elastic-run-rsh):
+ * returns how many nodes.
  */
-static int launch_mpirun(const struct config *c, const struct members *ms,
-			 unsigned restart, unsigned prev_nnodes,
-			 struct launch *l)
+static unsigned mpirun_host_lists(const struct config *c,
+				  const struct members *ms, char *hosts,
+				  char *map, size_t hl)
 {
-	size_t hl = 16 * MAX_MEMBERS * 8, i, k, n = 0;
-	char *hosts = calloc(1, hl), *map = calloc(1, hl);
-	char np[32], **argv;
 	unsigned nhosts = 0;
-	pid_t pid;
+	size_t i;
 
-	if (!hosts || !map) {
-		free(hosts);
-		free(map);
-		return -1;
-	}
 	for (i = 0; i < ms->n; i++) {
 		hostlist_t h = slurm_hostlist_create(member_nodes(ms, i));
 		char *name;
@@ -192,15 +182,20 @@ static int launch_mpirun(const struct config *c, const struct members *ms,
 		if (h)
 			slurm_hostlist_destroy(h);
 	}
-	snprintf(np, sizeof(np), "%u", nhosts * c->nproc_per_node);
+	return nhosts;
+}
+/* mpirun's command line (NULL when out of memory): np ranks over hosts,
+ * orted started by the rsh agent, then the command. */
+static char **mpirun_argv(const struct config *c, char *np, char *hosts)
+{
+	size_t k, n = 0;
+	char **argv;
+
 	for (k = 0; c->cmd[k]; k++)
 		;
 	argv = calloc(k + 32, sizeof(*argv));
-	if (!argv) {
-		free(hosts);
-		free(map);
-		return -1;
-	}
+	if (!argv)
+		return NULL;
 	argv[n++] = (char *)c->mpirun;
 	argv[n++] = "-np";
 	argv[n++] = np;
@@ -235,6 +230,57 @@ static int launch_mpirun(const struct config *c, const struct members *ms,
 	for (k = 0; c->cmd[k]; k++)
 		argv[n++] = c->cmd[k];
 	argv[n] = NULL;
+	return argv;
+}
+/* In the child: mpirun in a process group of its own, with the host map
+ * and the variables it passes on (-x) to the ranks. */
+static void exec_mpirun(const struct config *c, char **argv, const char *map,
+			unsigned restart, unsigned prev_nnodes)
+{
+	/* mpirun forwards SIGURG/SIGUSR1 to the ranks itself. */
+	child_setup();
+	setpgid(0, 0);
+	setenv("ELASTIC_RUN_HOSTMAP", map, 1);
+	setenv_u("ELASTIC_JOB_ID", c->job_id);
+	setenv_u("ELASTIC_RESTART_COUNT", restart);
+	setenv_u("ELASTIC_PREV_NNODES", prev_nnodes);
+	setenv("ELASTIC_CHECKPOINT_DIR", c->ckpt ? c->ckpt_dir : "", 1);
+	if (!getenv("ELASTIC_PREV_CHECKPOINT"))
+		setenv("ELASTIC_PREV_CHECKPOINT", "", 1);
+	execvp(c->mpirun, argv);
+	elog_error("cannot run %s: %s", c->mpirun, strerror(errno));
+	_exit(127);
+}
+/*
+ * --launcher=mpirun: one mpirun (Open MPI) over every node of the world,
+ * its orted on each node started by the remote-shell agent
+ * (elastic-run-rsh) as a one-task step of the member job holding that
+ * node, so that the ranks are processes of Slurm steps: signalled,
+ * accounted and killed with their jobs.  See contribs/examples/mpi.
+ */
+static int launch_mpirun(const struct config *c, const struct members *ms,
+			 unsigned restart, unsigned prev_nnodes,
+			 struct launch *l)
+{
+	size_t hl = 16 * MAX_MEMBERS * 8;
+	char *hosts = calloc(1, hl), *map = calloc(1, hl);
+	char np[32], **argv;
+	unsigned nhosts;
+	pid_t pid;
+
+	if (!hosts || !map) {
+		free(hosts);
+		free(map);
+		return -1;
+	}
+	nhosts = mpirun_host_lists(c, ms, hosts, map, hl);
+	snprintf(np, sizeof(np), "%u", nhosts * c->nproc_per_node);
+	argv = mpirun_argv(c, np, hosts);
+	if (!argv) {
+		free(hosts);
+		free(map);
+		return -1;
+	}
 
 	pid = fork();
 	if (pid < 0) {
@@ -244,21 +290,8 @@ static int launch_mpirun(const struct config *c, const struct members *ms,
 		free(argv);
 		return -1;
 	}
-	if (pid == 0) {
-		/* mpirun forwards SIGURG/SIGUSR1 to the ranks itself. */
-		child_setup();
-		setpgid(0, 0);
-		setenv("ELASTIC_RUN_HOSTMAP", map, 1);
-		setenv_u("ELASTIC_JOB_ID", c->job_id);
-		setenv_u("ELASTIC_RESTART_COUNT", restart);
-		setenv_u("ELASTIC_PREV_NNODES", prev_nnodes);
-		setenv("ELASTIC_CHECKPOINT_DIR", c->ckpt ? c->ckpt_dir : "", 1);
-		if (!getenv("ELASTIC_PREV_CHECKPOINT"))
-			setenv("ELASTIC_PREV_CHECKPOINT", "", 1);
-		execvp(c->mpirun, argv);
-		elog_error("cannot run %s: %s", c->mpirun, strerror(errno));
-		_exit(127);
-	}
+	if (pid == 0)
+		exec_mpirun(c, argv, map, restart, prev_nnodes);
 	free(hosts);
 	free(map);
 	free(argv);
