@@ -656,6 +656,165 @@ static void my_part(long n, long *lo, long *hi)
 	*hi = *lo + q + (rank < r ? 1 : 0);
 }
 
+/* Rank 0 picks and reads the checkpoint (the newest of
+ * ELASTIC_PREV_CHECKPOINT and the checkpoint dir; its path in ckpt, ""
+ * for a fresh start); everyone gets its state. */
+static void resume_newest(const struct config *c, const struct dataset *ds,
+			  struct state *st, unsigned restart, char *ckpt,
+			  size_t len)
+{
+	if (rank == 0) {
+		long long best_step = -1;
+
+		newest_in(getenv("ELASTIC_PREV_CHECKPOINT"), &best_step, ckpt,
+			  len);
+		newest_in(c->checkpoint_dir, &best_step, ckpt, len);
+		if (ckpt[0])
+			load_checkpoint(c, ckpt, st);
+	}
+	MPI_Bcast(st, (int)sizeof(*st), MPI_BYTE, 0, MPI_COMM_WORLD);
+	if (rank == 0) {
+		printf(PROG ": world %d restart %u %s%s at step %lld, samples "
+			    "consumed %lld, loss %.6f\n",
+		       world, restart,
+		       ckpt[0] ? "resumed from " : "fresh start", ckpt,
+		       (long long)st->step, (long long)st->consumed,
+		       full_loss(ds, st->w));
+		fflush(stdout);
+	}
+}
+
+/* This rank's sample log in --sample-log-dir (its path in path): one per
+ * process, so that no launch appends to another's. */
+static FILE *open_sample_log(const struct config *c, char *path, size_t len)
+{
+	FILE *slog;
+
+	if (mkdir_p(c->sample_log_dir) != 0)
+		die("cannot create %s: %s", c->sample_log_dir, strerror(errno));
+	snprintf(path, len, "%s/samples.rank%d.world%d.pid%ld.log",
+		 c->sample_log_dir, rank, world, (long)getpid());
+	slog = fopen(path, "a");
+	if (!slog)
+		die("cannot write %s: %s", path, strerror(errno));
+	return slog;
+}
+
+/*
+ * One SGD step over the global batch of n samples, this rank's part being
+ * order[from..to): the weights and momentum of st updated with the mean
+ * gradient.  Returns the global batch's sum of squared errors.
+ */
+static double sgd_step(const struct config *c, const struct dataset *ds,
+		       struct state *st, const long *order, long from, long to,
+		       long n, double *grad)
+{
+	int nw = c->features + 1;
+	long k;
+	int j;
+
+	/* Local sums: gradient of the squared error, and the error;
+	 * the allreduce adds them over the ranks. */
+	memset(grad, 0, sizeof(double) * (size_t)(nw + 1));
+	for (k = from; k < to; k++) {
+		long i = order[k];
+		const double *x = ds->x + i * c->features;
+		double e = predict(ds, st->w, i) - ds->y[i];
+
+		for (j = 0; j < c->features; j++)
+			grad[j] += 2.0 * e * x[j];
+		grad[c->features] += 2.0 * e;
+		grad[nw] += e * e;
+	}
+	MPI_Allreduce(MPI_IN_PLACE, grad, nw + 1, MPI_DOUBLE, MPI_SUM,
+		      MPI_COMM_WORLD);
+	for (j = 0; j < nw; j++) {
+		st->v[j] = c->momentum * st->v[j] + grad[j] / (double)n;
+		st->w[j] -= c->lr * st->v[j];
+	}
+	return grad[nw];
+}
+
+/* The step's line of the sample log: "step epoch id id ...". */
+static void log_step_samples(FILE *slog, const char *path,
+			     const struct state *st, int64_t epoch,
+			     const long *order, long from, long to)
+{
+	long k;
+
+	fprintf(slog, "%lld %lld", (long long)st->step, (long long)epoch);
+	for (k = from; k < to; k++)
+		fprintf(slog, " %ld", order[k]);
+	fputc('\n', slog);
+	if (fflush(slog) != 0)
+		die("cannot write %s: %s", path, strerror(errno));
+}
+
+/* Every --log-every steps, rank 0's line of the batch's mean loss. */
+static void log_step_loss(const struct config *c, const struct state *st,
+			  int64_t epoch, double sqerr, long n)
+{
+	if (rank == 0 && c->log_every && st->step % c->log_every == 0) {
+		printf("step %lld epoch %lld samples %lld loss %.6f "
+		       "world %d\n",
+		       (long long)st->step, (long long)epoch,
+		       (long long)st->consumed, sqerr / (double)n, world);
+		fflush(stdout);
+	}
+}
+
+/* If any rank saw an elastic event: rank 0 checkpoints this step and
+ * every rank exits, for the launcher to relaunch at the new size. */
+static void stop_on_event(const struct config *c, const struct state *st,
+			  char *ckpt, size_t len, FILE *slog)
+{
+	int flag, any;
+
+	/* All ranks agree whether any saw the event, so that they
+	 * all stop after the same step. */
+	flag = elastic_event_detected();
+	MPI_Allreduce(&flag, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+	if (any) {
+		if (rank == 0 && c->checkpoint_dir)
+			save_checkpoint(c, c->checkpoint_dir, st, ckpt, len);
+		MPI_Barrier(MPI_COMM_WORLD);
+		if (rank == 0) {
+			printf(PROG ": elastic event at step %lld "
+				    "(samples consumed %lld): "
+				    "checkpoint %s, exiting\n",
+			       (long long)st->step, (long long)st->consumed,
+			       c->checkpoint_dir ? ckpt : "none");
+			fflush(stdout);
+		}
+		if (slog)
+			fclose(slog);
+		MPI_Finalize();
+		/* Not 0: the launcher relaunches, never takes it for
+		 * the end of the training. */
+		elastic_exit_event();
+	}
+}
+
+/* The end of the training: rank 0 checkpoints the last step and prints
+ * the summary and the losses. */
+static void finish_training(const struct config *c, const struct dataset *ds,
+			    const struct state *st, char *ckpt, size_t len)
+{
+	ckpt[0] = '\0';
+	if (rank == 0 && c->checkpoint_dir && st->step > 0)
+		save_checkpoint(c, c->checkpoint_dir, st, ckpt, len);
+	MPI_Barrier(MPI_COMM_WORLD);
+	if (rank == 0) {
+		printf(PROG ": done: %d epochs, %lld steps, %lld samples, "
+			    "checkpoint %s\n",
+		       c->epochs, (long long)st->step, (long long)st->consumed,
+		       ckpt[0] ? ckpt : "none");
+		printf("initial loss %.6f\n", st->initial_loss);
+		printf("final loss %.6f\n", full_loss(ds, st->w));
+		fflush(stdout);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct config c;
@@ -689,47 +848,15 @@ int main(int argc, char **argv)
 		die("out of memory");
 	memset(&st, 0, sizeof(st));
 	st.initial_loss = full_loss(&ds, st.w);
-
-	/* Rank 0 picks and reads the checkpoint; everyone gets its state. */
-	if (rank == 0) {
-		long long best_step = -1;
-
-		newest_in(getenv("ELASTIC_PREV_CHECKPOINT"), &best_step, ckpt,
-			  sizeof(ckpt));
-		newest_in(c.checkpoint_dir, &best_step, ckpt, sizeof(ckpt));
-		if (ckpt[0])
-			load_checkpoint(&c, ckpt, &st);
-	}
-	MPI_Bcast(&st, (int)sizeof(st), MPI_BYTE, 0, MPI_COMM_WORLD);
-	if (rank == 0) {
-		printf(PROG ": world %d restart %u %s%s at step %lld, samples "
-			    "consumed %lld, loss %.6f\n",
-		       world, restart,
-		       ckpt[0] ? "resumed from " : "fresh start", ckpt,
-		       (long long)st.step, (long long)st.consumed,
-		       full_loss(&ds, st.w));
-		fflush(stdout);
-	}
-
-	if (c.sample_log_dir) {
-		if (mkdir_p(c.sample_log_dir) != 0)
-			die("cannot create %s: %s", c.sample_log_dir,
-			    strerror(errno));
-		snprintf(sample_log, sizeof(sample_log),
-			 "%s/samples.rank%d.world%d.pid%ld.log",
-			 c.sample_log_dir, rank, world, (long)getpid());
-		slog = fopen(sample_log, "a");
-		if (!slog)
-			die("cannot write %s: %s", sample_log, strerror(errno));
-	}
+	resume_newest(&c, &ds, &st, restart, ckpt, sizeof(ckpt));
+	if (c.sample_log_dir)
+		slog = open_sample_log(&c, sample_log, sizeof(sample_log));
 
 	total = (int64_t)c.samples * c.epochs;
 	while (st.consumed < total) {
 		int64_t epoch = st.consumed / c.samples;
-		long offset = (long)(st.consumed % c.samples), n, lo, hi, k;
+		long offset = (long)(st.consumed % c.samples), n, lo, hi;
 		double sqerr;
-		int flag, any;
-		int j;
 
 		if (epoch != order_epoch) {
 			epoch_order(&c, epoch, order);
@@ -738,95 +865,25 @@ int main(int argc, char **argv)
 		/* A global step never crosses an epoch boundary. */
 		n = c.samples - offset < c.batch ? c.samples - offset : c.batch;
 		my_part(n, &lo, &hi);
-
-		/* Local sums: gradient of the squared error, and the error;
-		 * the allreduce adds them over the ranks. */
-		memset(grad, 0, sizeof(double) * (size_t)(nw + 1));
-		for (k = offset + lo; k < offset + hi; k++) {
-			long i = order[k];
-			const double *x = ds.x + i * c.features;
-			double e = predict(&ds, st.w, i) - ds.y[i];
-
-			for (j = 0; j < c.features; j++)
-				grad[j] += 2.0 * e * x[j];
-			grad[c.features] += 2.0 * e;
-			grad[nw] += e * e;
-		}
-		MPI_Allreduce(MPI_IN_PLACE, grad, nw + 1, MPI_DOUBLE, MPI_SUM,
-			      MPI_COMM_WORLD);
-		sqerr = grad[nw];
-		for (j = 0; j < nw; j++) {
-			st.v[j] = c.momentum * st.v[j] + grad[j] / (double)n;
-			st.w[j] -= c.lr * st.v[j];
-		}
+		sqerr = sgd_step(&c, &ds, &st, order, offset + lo, offset + hi,
+				 n, grad);
 		if (c.step_sleep > 0)
 			sleep_s(c.step_sleep);
 
 		st.step++;
 		st.consumed += n;
-		if (slog) {
-			fprintf(slog, "%lld %lld", (long long)st.step,
-				(long long)epoch);
-			for (k = offset + lo; k < offset + hi; k++)
-				fprintf(slog, " %ld", order[k]);
-			fputc('\n', slog);
-			if (fflush(slog) != 0)
-				die("cannot write %s: %s", sample_log,
-				    strerror(errno));
-		}
-		if (rank == 0 && c.log_every && st.step % c.log_every == 0) {
-			printf("step %lld epoch %lld samples %lld loss %.6f "
-			       "world %d\n",
-			       (long long)st.step, (long long)epoch,
-			       (long long)st.consumed, sqerr / (double)n,
-			       world);
-			fflush(stdout);
-		}
-
-		/* All ranks agree whether any saw the event, so that they
-		 * all stop after the same step. */
-		flag = elastic_event_detected();
-		MPI_Allreduce(&flag, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-		if (any) {
-			if (rank == 0 && c.checkpoint_dir)
-				save_checkpoint(&c, c.checkpoint_dir, &st, ckpt,
-						sizeof(ckpt));
-			MPI_Barrier(MPI_COMM_WORLD);
-			if (rank == 0) {
-				printf(PROG ": elastic event at step %lld "
-					    "(samples consumed %lld): "
-					    "checkpoint %s, exiting\n",
-				       (long long)st.step,
-				       (long long)st.consumed,
-				       c.checkpoint_dir ? ckpt : "none");
-				fflush(stdout);
-			}
-			if (slog)
-				fclose(slog);
-			MPI_Finalize();
-			/* Not 0: the launcher relaunches, never takes it for
-			 * the end of the training. */
-			elastic_exit_event();
-		}
+		if (slog)
+			log_step_samples(slog, sample_log, &st, epoch, order,
+					 offset + lo, offset + hi);
+		log_step_loss(&c, &st, epoch, sqerr, n);
+		stop_on_event(&c, &st, ckpt, sizeof(ckpt), slog);
 		if (c.checkpoint_every && st.step % c.checkpoint_every == 0 &&
 		    rank == 0 && c.checkpoint_dir)
 			save_checkpoint(&c, c.checkpoint_dir, &st, ckpt,
 					sizeof(ckpt));
 	}
 
-	ckpt[0] = '\0';
-	if (rank == 0 && c.checkpoint_dir && st.step > 0)
-		save_checkpoint(&c, c.checkpoint_dir, &st, ckpt, sizeof(ckpt));
-	MPI_Barrier(MPI_COMM_WORLD);
-	if (rank == 0) {
-		printf(PROG ": done: %d epochs, %lld steps, %lld samples, "
-			    "checkpoint %s\n",
-		       c.epochs, (long long)st.step, (long long)st.consumed,
-		       ckpt[0] ? ckpt : "none");
-		printf("initial loss %.6f\n", st.initial_loss);
-		printf("final loss %.6f\n", full_loss(&ds, st.w));
-		fflush(stdout);
-	}
+	finish_training(&c, &ds, &st, ckpt, sizeof(ckpt));
 	if (slog)
 		fclose(slog);
 	free(order);
