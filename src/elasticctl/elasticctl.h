@@ -1,0 +1,70 @@
+#ifndef ELASTICCTL_H
+#define ELASTICCTL_H
+
+/*
+ * What the parts of elasticctl share: elasticctl.c (options, the command
+ * and its run), client.c (which elasticd, the request and what its status
+ * says), render.c (groups and events as text; the tables),
+ * checkpoints.c (the checkpoints command).  Private to the program.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "apiclient/apiclient.h"
+#include "common/error.h"
+#include "common/log.h"
+#include "common/policy.h"
+
+#define PROG "elasticctl"
+
+enum exit_code {
+	EXIT_OK = 0,
+	EXIT_FAIL = 1,
+	EXIT_USAGE = 2,
+	EXIT_UNREACHABLE = 3,
+	EXIT_DENIED = 4,
+	EXIT_NOT_FOUND = 5,
+};
+
+/* Where the server address and munge socket came from, for messages. */
+struct ctl {
+	struct apiclient api;	 /* server, munge socket, elasticd's user */
+	const char *server_from; /* "--server", "ElasticdServer", ... */
+	char munge_socket[POLICY_PATH_MAX + 1]; /* "" = libmunge's default */
+	const char *munge_from;
+	char conf_path[POLICY_PATH_MAX + 32];
+	bool json;
+};
+
+enum command { CMD_STATUS, CMD_EVENTS, CMD_RAISE };
+
+/* client.c */
+int ctl_configure(struct ctl *c, const char *opt_server, const char *opt_munge);
+int ctl_request(const struct ctl *c, const char *method, const char *path,
+		uint32_t job, struct apiclient_body *b);
+
+/* render.c */
+
+/* A table printed with aligned columns. */
+#define MAX_COLS 10
+struct table {
+	size_t ncols;
+	const char *head[MAX_COLS];
+	bool right[MAX_COLS]; /* numbers: right-aligned */
+	char **cells;	      /* nrows * ncols, malloc'd */
+	size_t nrows;
+};
+
+void ctl_table_add(struct table *t, ...);
+void ctl_table_print(struct table *t, const char *indent);
+void ctl_render(enum command cmd, uint32_t job, json_object *d);
+
+/* checkpoints.c */
+int ctl_checkpoints(const char *arg, const char *opt_dir, bool json);
+
+#endif
