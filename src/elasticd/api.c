@@ -3,7 +3,8 @@
  * is asking, the pure parts (api_route, api_auth, api_render) for what to
  * answer.  The reconcile loop and the server share only the current view
  * (reference-counted, so a slow client never holds up a publish) and the
- * queue of raise requests, both under one mutex.
+ * queue of raise requests, both under one mutex (api_view.c).  The
+ * connections' deadlines are api_conn.c's; api_impl.h is what they share.
  */
 #include "config.h"
 
@@ -27,27 +28,9 @@
 #include "common/log.h"
 #include "api.h"
 #include "api_auth.h"
+#include "api_impl.h"
 #include "api_render.h"
 #include "api_route.h"
-
-/* Limits on what clients can make us hold.  The CLI and Prometheus make
- * one short request at a time; these leave room for many of both. */
-#define API_THREADS	     4
-#define API_CONNECTIONS	     256	/* at once, over all threads */
-#define API_PER_HOST	     8		/* at once from one address */
-#define API_TIMEOUT	     10		/* seconds a connection may idle */
-#define API_MEMORY	     (32 << 10) /* per connection: request headers */
-#define API_RAISE_MAX	     1024	/* raise requests not yet taken */
-#define API_ADMINS_REFRESH_S 60		/* re-resolve admin names */
-/* A request's headers come in one go from any client of ours: a
- * connection that has not sent a whole request within this long after it
- * opened (or after its last answer) is closed, however slowly it trickles
- * bytes.  Past API_CROWDED connections, each new one closes the one
- * waited on longest, so that clients from many hosts cannot fill the
- * table with connections that never finish a request. */
-#define API_HEADER_TIMEOUT_MS 5000
-#define API_CROWDED	      (API_CONNECTIONS * 3 / 4)
-#define API_REAP_MS	      500
 
 /* 413, under the name every libmicrohttpd version has. */
 #define HTTP_TOO_LARGE 413
@@ -56,192 +39,8 @@
 #define TEXT_TYPE "text/plain; charset=utf-8"
 #define PROM_TYPE "text/plain; version=0.0.4; charset=utf-8"
 
-/* A published view and the requests reading it. */
-struct held_view {
-	struct elasticd_view *v;
-	unsigned refs; /* the api's own reference + one per request */
-};
-
-/* mhd and munge_socket change only while no server thread runs (in
- * api_start and api_stop); the lock guards the rest. */
-static struct {
-	pthread_mutex_t lock;
-	struct MHD_Daemon *mhd;
-	char *munge_socket;
-	uint32_t slurm_user_uid;
-	struct policy_list admins;
-	uint32_t admin_uids[POLICY_LIST_MAX];
-	size_t nadmin;
-	time_t admins_resolved;
-	struct held_view *cur;
-	uint32_t raise[API_RAISE_MAX];
-	size_t nraise;
-	struct launch_report report[API_RAISE_MAX];
-	size_t nreport;
-} api = { .lock = PTHREAD_MUTEX_INITIALIZER };
-
-/* The open connections and since when each waits for a request.  A slot's
- * fd stays valid while it is in the table: libmicrohttpd notifies a
- * connection's close before it closes the socket, and the notification
- * takes this lock; so a shutdown() under the lock never hits another
- * file. */
-struct conn_slot {
-	int fd;		/* -1: free */
-	uint64_t since; /* ms (CLOCK_MONOTONIC) */
-};
-static struct {
-	pthread_mutex_t lock;
-	pthread_cond_t wake;
-	struct conn_slot slot[API_CONNECTIONS];
-	bool stop;
-	bool reaping;
-	pthread_t reaper;
-} conns = { .lock = PTHREAD_MUTEX_INITIALIZER,
-	    .wake = PTHREAD_COND_INITIALIZER };
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-/* Close a connection that has not sent its request: the server's own
- * thread sees the end of the stream and drops it.  Under conns.lock. */
-static void conn_cut(struct conn_slot *c)
-{
-	(void)shutdown(c->fd, SHUT_RDWR);
-	c->since = UINT64_MAX; /* cut once */
-}
-
-/* Under conns.lock: cut every connection past its deadline and, while the
- * table is crowded, the one waiting longest. */
-static void conns_reap(const struct conn_slot *keep)
-{
-	uint64_t t = now_ms();
-	unsigned i, live = 0;
-	struct conn_slot *oldest = NULL;
-
-	for (i = 0; i < API_CONNECTIONS; i++) {
-		struct conn_slot *c = &conns.slot[i];
-
-		if (c->fd < 0 || c->since == UINT64_MAX)
-			continue;
-		if (t - c->since >= API_HEADER_TIMEOUT_MS) {
-			conn_cut(c);
-			continue;
-		}
-		live++;
-		if (c != keep && (!oldest || c->since < oldest->since))
-			oldest = c;
-	}
-	if (live > API_CROWDED && oldest)
-		conn_cut(oldest);
-}
-
-static void notify_conn(void *cls, struct MHD_Connection *conn,
-			void **socket_context,
-			enum MHD_ConnectionNotificationCode toe)
-{
-	const union MHD_ConnectionInfo *ci;
-	struct conn_slot *c = *socket_context;
-	unsigned i;
-
-	(void)cls;
-	pthread_mutex_lock(&conns.lock);
-	if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
-		if (c)
-			c->fd = -1;
-		*socket_context = NULL;
-	} else if ((ci = MHD_get_connection_info(
-			conn, MHD_CONNECTION_INFO_CONNECTION_FD))) {
-		for (i = 0; i < API_CONNECTIONS; i++)
-			if (conns.slot[i].fd < 0)
-				break;
-		/* Never more than the server's own limit: a slot is free. */
-		if (i < API_CONNECTIONS) {
-			c = &conns.slot[i];
-			c->fd = ci->connect_fd;
-			c->since = now_ms();
-			*socket_context = c;
-			conns_reap(c);
-		}
-	}
-	pthread_mutex_unlock(&conns.lock);
-}
-
-/* A request came in whole: the connection has another deadline for its
- * next one. */
-static void conn_answered(struct MHD_Connection *conn)
-{
-	const union MHD_ConnectionInfo *ci =
-	    MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
-	struct conn_slot *c = ci ? ci->socket_context : NULL;
-
-	if (!c)
-		return;
-	pthread_mutex_lock(&conns.lock);
-	if (c->since != UINT64_MAX)
-		c->since = now_ms();
-	pthread_mutex_unlock(&conns.lock);
-}
-
-/* The deadlines hold without new connections coming in too. */
-static void *reaper_run(void *arg)
-{
-	struct timespec ts;
-
-	(void)arg;
-	pthread_mutex_lock(&conns.lock);
-	while (!conns.stop) {
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		ts.tv_nsec += API_REAP_MS * 1000000L;
-		if (ts.tv_nsec >= 1000000000L) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000L;
-		}
-		(void)pthread_cond_timedwait(&conns.wake, &conns.lock, &ts);
-		if (!conns.stop)
-			conns_reap(NULL);
-	}
-	pthread_mutex_unlock(&conns.lock);
-	return NULL;
-}
-
-static int reaper_start(void)
-{
-	pthread_condattr_t ca;
-	unsigned i;
-	int rc;
-
-	pthread_mutex_lock(&conns.lock);
-	for (i = 0; i < API_CONNECTIONS; i++)
-		conns.slot[i].fd = -1;
-	conns.stop = false;
-	pthread_mutex_unlock(&conns.lock);
-	/* The wait is timed on the monotonic clock, as the deadlines. */
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_destroy(&conns.wake);
-	pthread_cond_init(&conns.wake, &ca);
-	pthread_condattr_destroy(&ca);
-	rc = pthread_create(&conns.reaper, NULL, reaper_run, NULL);
-	conns.reaping = !rc;
-	return rc;
-}
-
-static void reaper_stop(void)
-{
-	if (!conns.reaping)
-		return;
-	pthread_mutex_lock(&conns.lock);
-	conns.stop = true;
-	pthread_cond_signal(&conns.wake);
-	pthread_mutex_unlock(&conns.lock);
-	pthread_join(conns.reaper, NULL);
-	conns.reaping = false;
-}
+/* The state the API's files share (api_impl.h). */
+struct api_state api = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 /* The uids of the admin names that exist (others are skipped: a user
  * created later is found at a later refresh). */
@@ -281,97 +80,6 @@ static void refresh_admins(bool force)
 	memcpy(api.admin_uids, uids, n * sizeof(uids[0]));
 	api.nadmin = n;
 	pthread_mutex_unlock(&api.lock);
-}
-
-/* The current view, with a reference the caller drops with view_put(). */
-static struct held_view *view_get(void)
-{
-	struct held_view *h;
-
-	pthread_mutex_lock(&api.lock);
-	h = api.cur;
-	if (h)
-		h->refs++;
-	pthread_mutex_unlock(&api.lock);
-	return h;
-}
-
-static void view_put(struct held_view *h)
-{
-	unsigned left;
-
-	if (!h)
-		return;
-	pthread_mutex_lock(&api.lock);
-	left = --h->refs;
-	pthread_mutex_unlock(&api.lock);
-	if (left == 0) {
-		view_free(h->v);
-		free(h);
-	}
-}
-
-/* Queue a raise of group id once; -1 if the queue is full. */
-static int queue_raise(uint32_t id)
-{
-	int rc = 0;
-
-	pthread_mutex_lock(&api.lock);
-	for (size_t i = 0; i < api.nraise; i++)
-		if (api.raise[i] == id)
-			goto out;
-	if (api.nraise == API_RAISE_MAX)
-		rc = -1;
-	else
-		api.raise[api.nraise++] = id;
-out:
-	pthread_mutex_unlock(&api.lock);
-	return rc;
-}
-
-/* Queue a launcher's report; a newer one of the same group replaces it.
- * -1 if the queue is full. */
-static int queue_report(const struct launch_report *rep)
-{
-	int rc = 0;
-	size_t i;
-
-	pthread_mutex_lock(&api.lock);
-	for (i = 0; i < api.nreport; i++)
-		if (api.report[i].group == rep->group)
-			break;
-	if (i < api.nreport)
-		api.report[i] = *rep;
-	else if (api.nreport == API_RAISE_MAX)
-		rc = -1;
-	else
-		api.report[api.nreport++] = *rep;
-	pthread_mutex_unlock(&api.lock);
-	return rc;
-}
-
-/* Move up to max of a queue's oldest items (size bytes each) to out. */
-static int take(void *out, void *queue, size_t *n, size_t max, size_t size)
-{
-	size_t k;
-
-	pthread_mutex_lock(&api.lock);
-	k = *n < max ? *n : max;
-	memcpy(out, queue, k * size);
-	memmove(queue, (char *)queue + k * size, (*n - k) * size);
-	*n -= k;
-	pthread_mutex_unlock(&api.lock);
-	return (int)k;
-}
-
-int api_take_reports(struct launch_report *out, size_t max)
-{
-	return take(out, api.report, &api.nreport, max, sizeof(out[0]));
-}
-
-int api_take_raise_requests(uint32_t *ids, size_t max)
-{
-	return take(ids, api.raise, &api.nraise, max, sizeof(ids[0]));
 }
 
 /* Responses */
@@ -601,7 +309,7 @@ static enum MHD_Result serve_report(const struct req *rq,
 				   conn, MHD_GET_ARGUMENT_KIND, "exit_ms"),
 			       &rep, &why) < 0)
 		return reply_error(rq, MHD_HTTP_BAD_REQUEST, why);
-	if (queue_report(&rep) < 0)
+	if (api_queue_report(&rep) < 0)
 		return reply_error(rq, MHD_HTTP_SERVICE_UNAVAILABLE,
 				   "too many reports queued: try again in a "
 				   "few seconds");
@@ -644,7 +352,7 @@ static enum MHD_Result serve_v1(const struct req *rq, const struct route *r,
 				 g->base_job_id, group_state_name(g->state));
 			return reply_error(rq, (unsigned)status, msg);
 		}
-		if (queue_raise(g->base_job_id))
+		if (api_queue_raise(g->base_job_id))
 			return reply_error(rq, MHD_HTTP_SERVICE_UNAVAILABLE,
 					   "too many raise requests queued: "
 					   "try again in a few seconds");
@@ -682,7 +390,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
 	int status;
 
 	/* Everything is decided on the headers, at the first call. */
-	conn_answered(conn);
+	api_conn_answered(conn);
 	if (*upload_data_size)
 		return reply_error(rq, HTTP_TOO_LARGE,
 				   "requests carry no body");
@@ -709,7 +417,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
 		rq->authenticated = true;
 	}
 
-	h = view_get();
+	h = api_view_get();
 	switch (r.kind) {
 	case ROUTE_HEALTHZ:
 		ret = h ? reply_text(rq, MHD_HTTP_OK, "ok\n")
@@ -731,7 +439,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
 				      "groups yet");
 		break;
 	}
-	view_put(h);
+	api_view_put(h);
 	return ret;
 }
 
@@ -800,7 +508,7 @@ int api_start(const char *listen_addr, const char *munge_socket,
 	pthread_mutex_unlock(&api.lock);
 	refresh_admins(true);
 
-	if (reaper_start()) {
+	if (api_reaper_start()) {
 		close(fd);
 		return elastic_errorf(err, "cannot start the API's reaper "
 					   "thread");
@@ -817,9 +525,10 @@ int api_start(const char *listen_addr, const char *munge_socket,
 	    MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)API_PER_HOST,
 	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)API_TIMEOUT,
 	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)API_MEMORY,
-	    MHD_OPTION_NOTIFY_CONNECTION, notify_conn, NULL, MHD_OPTION_END);
+	    MHD_OPTION_NOTIFY_CONNECTION, api_conn_notify, NULL,
+	    MHD_OPTION_END);
 	if (!api.mhd) {
-		reaper_stop();
+		api_reaper_stop();
 		return elastic_errorf(err,
 				      "cannot start the HTTP server on "
 				      "%s (libmicrohttpd)",
@@ -846,7 +555,7 @@ void api_publish(struct elasticd_view *v)
 	old = api.cur;
 	api.cur = h;
 	pthread_mutex_unlock(&api.lock);
-	view_put(old);
+	api_view_put(old);
 	refresh_admins(false);
 }
 
@@ -855,7 +564,7 @@ void api_stop(void)
 	struct held_view *h;
 
 	/* No cut while the server closes its connections (and their fds). */
-	reaper_stop();
+	api_reaper_stop();
 	if (api.mhd) {
 		MHD_stop_daemon(api.mhd);
 		api.mhd = NULL;
@@ -868,5 +577,5 @@ void api_stop(void)
 	free(api.munge_socket);
 	api.munge_socket = NULL;
 	pthread_mutex_unlock(&api.lock);
-	view_put(h);
+	api_view_put(h);
 }

@@ -1,0 +1,101 @@
+/* What the reconcile loop and the API's threads share, under api.lock:
+ * the current view, held by reference so that a slow client never holds
+ * up a publish, and the queues of raise requests and launchers' reports.
+ * No I/O and no logging here. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "api_impl.h"
+
+/* The current view, with a reference the caller drops with api_view_put(). */
+struct held_view *api_view_get(void)
+{
+	struct held_view *h;
+
+	pthread_mutex_lock(&api.lock);
+	h = api.cur;
+	if (h)
+		h->refs++;
+	pthread_mutex_unlock(&api.lock);
+	return h;
+}
+
+void api_view_put(struct held_view *h)
+{
+	unsigned left;
+
+	if (!h)
+		return;
+	pthread_mutex_lock(&api.lock);
+	left = --h->refs;
+	pthread_mutex_unlock(&api.lock);
+	if (left == 0) {
+		view_free(h->v);
+		free(h);
+	}
+}
+
+/* Queue a raise of group id once; -1 if the queue is full. */
+int api_queue_raise(uint32_t id)
+{
+	int rc = 0;
+
+	pthread_mutex_lock(&api.lock);
+	for (size_t i = 0; i < api.nraise; i++)
+		if (api.raise[i] == id)
+			goto out;
+	if (api.nraise == API_RAISE_MAX)
+		rc = -1;
+	else
+		api.raise[api.nraise++] = id;
+out:
+	pthread_mutex_unlock(&api.lock);
+	return rc;
+}
+
+/* Queue a launcher's report; a newer one of the same group replaces it.
+ * -1 if the queue is full. */
+int api_queue_report(const struct launch_report *rep)
+{
+	int rc = 0;
+	size_t i;
+
+	pthread_mutex_lock(&api.lock);
+	for (i = 0; i < api.nreport; i++)
+		if (api.report[i].group == rep->group)
+			break;
+	if (i < api.nreport)
+		api.report[i] = *rep;
+	else if (api.nreport == API_RAISE_MAX)
+		rc = -1;
+	else
+		api.report[api.nreport++] = *rep;
+	pthread_mutex_unlock(&api.lock);
+	return rc;
+}
+
+/* Move up to max of a queue's oldest items (size bytes each) to out. */
+static int take(void *out, void *queue, size_t *n, size_t max, size_t size)
+{
+	size_t k;
+
+	pthread_mutex_lock(&api.lock);
+	k = *n < max ? *n : max;
+	memcpy(out, queue, k * size);
+	memmove(queue, (char *)queue + k * size, (*n - k) * size);
+	*n -= k;
+	pthread_mutex_unlock(&api.lock);
+	return (int)k;
+}
+
+int api_take_reports(struct launch_report *out, size_t max)
+{
+	return take(out, api.report, &api.nreport, max, sizeof(out[0]));
+}
+
+int api_take_raise_requests(uint32_t *ids, size_t max)
+{
+	return take(ids, api.raise, &api.nraise, max, sizeof(ids[0]));
+}
