@@ -61,18 +61,9 @@ static int add_unit(struct group *g, const struct job_view *u)
 	return 0;
 }
 
-int reconcile_pass(struct reconcile *r, const struct snapshot *s,
-		   const struct elastic_policy *p, int64_t now,
-		   struct action_list *out, elastic_error_t *err)
+/* Bases: a group for each pending or running one. */
+static int pass_bases(struct reconcile *r, const struct snapshot *s, size_t n)
 {
-	size_t n = snapshot_count(s), ended;
-	bool first = r->pass == 0;
-
-	action_list_clear(out);
-	r->pass++;
-	r->snap = s;
-
-	/* Bases: a group for each pending or running one. */
 	for (size_t i = 0; i < n; i++) {
 		const struct job_view *j = snapshot_job(s, i);
 		struct group *g;
@@ -83,7 +74,7 @@ int reconcile_pass(struct reconcile *r, const struct snapshot *s,
 		if (!g && !rec_live(j))
 			continue;
 		if (!g && !(g = rec_add_group(r, j->id)))
-			goto oom;
+			return -1;
 		g->pass = r->pass;
 		g->base = j;
 		g->nunits = 0;
@@ -95,19 +86,22 @@ int reconcile_pass(struct reconcile *r, const struct snapshot *s,
 		g->min = j->opts->min;
 		g->max = j->opts->max;
 	}
-	/* Units: to their group, or cancelled as orphans. */
-	{
-		size_t w = 0;
+	return 0;
+}
 
-		for (size_t i = 0; i < r->norphans; i++) {
-			const struct job_view *j =
-			    snapshot_find(s, r->orphans[i].job);
+/* Units: to their group, or cancelled as orphans. */
+static int pass_units(struct reconcile *r, const struct snapshot *s, size_t n,
+		      int64_t now, struct action_list *out)
+{
+	size_t w = 0;
 
-			if (j && rec_live(j))
-				r->orphans[w++] = r->orphans[i];
-		}
-		r->norphans = w;
+	for (size_t i = 0; i < r->norphans; i++) {
+		const struct job_view *j = snapshot_find(s, r->orphans[i].job);
+
+		if (j && rec_live(j))
+			r->orphans[w++] = r->orphans[i];
 	}
+	r->norphans = w;
 	for (size_t i = 0; i < n; i++) {
 		const struct job_view *u = snapshot_job(s, i);
 		struct group *g;
@@ -124,21 +118,28 @@ int reconcile_pass(struct reconcile *r, const struct snapshot *s,
 			if (rec_live(u) &&
 			    orphan(r, u, now, "owner differs from its base's",
 				   out) < 0)
-				goto oom;
+				return -1;
 			continue;
 		}
 		if (g) {
 			if (add_unit(g, u) < 0)
-				goto oom;
+				return -1;
 		} else if (rec_live(u) &&
 			   orphan(r, u, now, "its base is not running", out) <
 			       0) {
-			goto oom;
+			return -1;
 		}
 	}
-	/* Each group, from the first that a bound on the last pass's
-	 * submissions made wait. */
-	ended = 0;
+	return 0;
+}
+
+/* Each group, from the first that a bound on the last pass's submissions
+ * made wait. */
+static int pass_groups(struct reconcile *r, const struct elastic_policy *p,
+		       int64_t now, bool first, struct action_list *out)
+{
+	size_t ended = 0;
+
 	r->submitted = 0;
 	r->capped = false;
 	r->npending = 0;
@@ -163,11 +164,11 @@ int reconcile_pass(struct reconcile *r, const struct snapshot *s,
 					adopt_generation(g, now);
 				if (rec_step_running(r, g, p, now, adopt, out) <
 				    0)
-					goto oom;
+					return -1;
 				continue;
 			}
 			if (rec_step_stopped(r, g, now, out) < 0)
-				goto oom;
+				return -1;
 			for (size_t i = 0; i < g->nunits; i++)
 				any_live |= rec_live(g->units[i]);
 			if (any_live || (g->base && rec_live(g->base))) {
@@ -184,11 +185,25 @@ int reconcile_pass(struct reconcile *r, const struct snapshot *s,
 				rec_drop_group(r, g);
 		}
 	}
+	return 0;
+}
+
+int reconcile_pass(struct reconcile *r, const struct snapshot *s,
+		   const struct elastic_policy *p, int64_t now,
+		   struct action_list *out, elastic_error_t *err)
+{
+	size_t n = snapshot_count(s);
+	bool first = r->pass == 0;
+
+	action_list_clear(out);
+	r->pass++;
+	r->snap = s;
+	if (pass_bases(r, s, n) < 0 || pass_units(r, s, n, now, out) < 0 ||
+	    pass_groups(r, p, now, first, out) < 0)
+		return elastic_errorf(err, "reconcile: out of memory");
 	if (r->capped)
 		r->start_bucket = r->next_start;
 	return 0;
-oom:
-	return elastic_errorf(err, "reconcile: out of memory");
 }
 
 void reconcile_submitted(struct reconcile *r, uint32_t group, uint32_t token,
