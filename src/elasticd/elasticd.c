@@ -434,16 +434,11 @@ static uid_t slurm_user(void)
 	return uid;
 }
 
-int main(int argc, char **argv)
+/* The options: -1 to go on, else the exit status. */
+static int read_options(int argc, char **argv)
 {
-	struct reconcile_config rc;
-	elastic_error_t err;
-	sigset_t sigs;
 	int c;
 
-	/* Under systemd stderr is the journal, which adds the time. */
-	elog_init(PROG, ELOG_INFO,
-		  secure_getenv("JOURNAL_STREAM") ? 0 : ELOG_TIME);
 	while ((c = getopt(argc, argv, "f:DhqvV")) != -1) {
 		switch (c) {
 		case 'q':
@@ -480,16 +475,26 @@ int main(int argc, char **argv)
 	if (!ctx.conf_path[0])
 		policy_conf_path(secure_getenv("SLURM_CONF"), ctx.conf_path,
 				 sizeof(ctx.conf_path));
+	return -1;
+}
+
+/* The policy, the signals the loop waits for, Slurm, the state and the
+ * API: 0, or the exit status. */
+static int start_daemon(sigset_t *sigs)
+{
+	struct reconcile_config rc;
+	elastic_error_t err;
+
 	if (load_policy(true) < 0)
 		return 1;
 
 	/* Signals are taken synchronously by the loop; threads (the API's)
 	 * inherit the mask. */
-	sigemptyset(&sigs);
-	sigaddset(&sigs, SIGTERM);
-	sigaddset(&sigs, SIGINT);
-	sigaddset(&sigs, SIGHUP);
-	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+	sigemptyset(sigs);
+	sigaddset(sigs, SIGTERM);
+	sigaddset(sigs, SIGINT);
+	sigaddset(sigs, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
 	slurm_init(NULL);
@@ -517,7 +522,13 @@ int main(int argc, char **argv)
 	ctx.m.started = time(NULL);
 	elog_info("started: API on %s, a cycle every %u ms",
 		  ctx.policy.elasticd_listen, ctx.policy.elasticd_poll_ms);
+	return 0;
+}
 
+/* The cycles, ElasticdPollInterval apart, until SIGTERM or SIGINT; after
+ * SIGHUP the next cycle reads the policy again. */
+static void run_loop(const sigset_t *sigs)
+{
 	for (;;) {
 		double start = mono(), left;
 		struct timespec ts;
@@ -530,7 +541,7 @@ int main(int argc, char **argv)
 			left = 0.001;
 		ts.tv_sec = (time_t)left;
 		ts.tv_nsec = (long)((left - (double)ts.tv_sec) * 1e9);
-		sig = sigtimedwait(&sigs, NULL, &ts);
+		sig = sigtimedwait(sigs, NULL, &ts);
 		if (sig == SIGTERM || sig == SIGINT) {
 			elog_info("%s: stopping", strsignal(sig));
 			break;
@@ -538,6 +549,10 @@ int main(int argc, char **argv)
 		if (sig == SIGHUP)
 			ctx.conf_st.st_ino = 0; /* re-read at the next cycle */
 	}
+}
+
+static void stop_daemon(void)
+{
 	api_stop();
 	/* What slurmctld answered is known before the state is saved. */
 	submitq_stop(ctx.subq);
@@ -549,5 +564,21 @@ int main(int argc, char **argv)
 	reconcile_destroy(ctx.rec);
 	slurmio_destroy(ctx.io);
 	slurm_fini();
+}
+
+int main(int argc, char **argv)
+{
+	sigset_t sigs;
+	int rc;
+
+	/* Under systemd stderr is the journal, which adds the time. */
+	elog_init(PROG, ELOG_INFO,
+		  secure_getenv("JOURNAL_STREAM") ? 0 : ELOG_TIME);
+	if ((rc = read_options(argc, argv)) >= 0)
+		return rc;
+	if ((rc = start_daemon(&sigs)))
+		return rc;
+	run_loop(&sigs);
+	stop_daemon();
 	return 0;
 }
