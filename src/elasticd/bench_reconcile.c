@@ -176,106 +176,134 @@ static void answer(struct reconcile *r, const struct action_list *l,
 					    next++, now);
 }
 
+/* A cluster's figures: each run's times, the last run's counts. */
+struct bench_figures {
+	double t_build[RUNS], t_rebuild[RUNS], t_first[RUNS], t_steady[RUNS],
+	    t_pre[RUNS], t_view[RUNS];
+	size_t njobs, a_first, a_steady, a_pre, r_pre;
+};
+
+/* The policy and the groups' options for a cluster of nodes. */
+static void bench_opts(unsigned nodes, unsigned groups,
+		       struct elastic_policy *p, struct elastic_opts *o)
+{
+	unsigned share = nodes / groups;
+
+	policy_defaults(p);
+	p->preemptible_partitions.n = 1;
+	strcpy(p->preemptible_partitions.name[0], "preempt");
+	o->min = share >= 8 ? 2 : 1;
+	o->step = share >= 8 ? 2 : 1;
+	o->max = share * 2 - (share * 2 - o->min) % o->step;
+	o->grace = 30;
+	o->scale_delay = 10;
+	o->fault_timeout = 20;
+	o->signal = SIGURG;
+	o->keep = 3;
+	strcpy(o->checkpoint_dir, "%h/elastic-checkpoints/%j");
+	o->given = (1u << ELASTIC_OPT_MIN) | (1u << ELASTIC_OPT_MAX) |
+		   (1u << ELASTIC_OPT_STEP);
+}
+
+/* One run: the snapshots, the three passes and the view, timed. */
+static int bench_one(unsigned nodes, unsigned groups,
+		     const struct elastic_policy *p,
+		     const struct elastic_opts *o, time_t now, int run,
+		     struct action_list *l, struct bench_figures *f)
+{
+	int64_t ms = (int64_t)now * 1000;
+	struct reconcile *r = reconcile_create(NULL);
+	struct snapshot *s, *sp;
+	struct elasticd_view *v;
+	elastic_error_t err;
+	double t;
+
+	t = now_s();
+	s = build(nodes, groups, 0, o, now, NULL);
+	f->t_build[run] = now_s() - t;
+	t = now_s();
+	sp = build(nodes, groups, 5, o, now, s);
+	f->t_rebuild[run] = now_s() - t;
+	if (!r || !s || !sp)
+		return -1;
+	f->njobs = snapshot_count(s);
+
+	t = now_s();
+	if (reconcile_pass(r, s, p, ms, l, &err) < 0)
+		goto fail;
+	f->t_first[run] = now_s() - t;
+	f->a_first = l->n;
+	answer(r, l, ms);
+
+	/* Nothing changed: slurmctld answered "no change" and the
+	 * same snapshot is reconciled again. */
+	t = now_s();
+	if (reconcile_pass(r, s, p, ms + 1000, l, &err) < 0)
+		goto fail;
+	f->t_steady[run] = now_s() - t;
+	f->a_steady = rpcs(l);
+
+	t = now_s();
+	if (reconcile_pass(r, sp, p, ms + 2000, l, &err) < 0)
+		goto fail;
+	f->t_pre[run] = now_s() - t;
+	f->a_pre = l->n;
+	f->r_pre = rpcs(l);
+	answer(r, l, ms + 2000);
+
+	t = now_s();
+	v = reconcile_view(r, sp, ms + 2000);
+	f->t_view[run] = now_s() - t;
+	if (!v)
+		goto fail;
+	view_free(v);
+	reconcile_destroy(r);
+	snapshot_destroy(s);
+	snapshot_destroy(sp);
+	return 0;
+fail:
+	fprintf(stderr, "bench_reconcile: %s\n", err.text);
+	return -1;
+}
+
+/* The medians of the runs. */
+static void bench_report(unsigned nodes, unsigned groups,
+			 const struct elastic_opts *o, struct bench_figures *f)
+{
+	printf("%6u nodes %5u groups (%zu jobs; min=%u max=%u step=%u)\n",
+	       nodes, groups, f->njobs, o->min, o->max, o->step);
+	printf("  snapshot, first load %8.2f ms  (every tag parsed)\n",
+	       median(f->t_build, RUNS) * 1e3);
+	printf("  snapshot, next loads %8.2f ms  (unchanged base tags "
+	       "reused, as slurmio does)\n",
+	       median(f->t_rebuild, RUNS) * 1e3);
+	printf("  first pass (adopt)   %8.2f ms  %zu actions\n",
+	       median(f->t_first, RUNS) * 1e3, f->a_first);
+	printf("  steady pass          %8.2f ms  RPCs/cycle: %zu (one "
+	       "slurm_load_jobs, answered \"no change\") + %zu\n",
+	       median(f->t_steady, RUNS) * 1e3, (size_t)1, f->a_steady);
+	printf("  5%% units preempted   %8.2f ms  %zu actions, RPCs/cycle: "
+	       "1 + %zu\n",
+	       median(f->t_pre, RUNS) * 1e3, f->a_pre, f->r_pre);
+	printf("  view for the API     %8.2f ms\n",
+	       median(f->t_view, RUNS) * 1e3);
+	printf("  max RSS so far       %8ld KiB\n", max_rss_kib());
+}
+
 static int bench(unsigned nodes, unsigned groups)
 {
 	struct elastic_policy p;
 	struct elastic_opts o = { 0 };
 	struct action_list l = { 0 };
-	double t_build[RUNS], t_rebuild[RUNS], t_first[RUNS], t_steady[RUNS],
-	    t_pre[RUNS], t_view[RUNS];
-	size_t njobs = 0, a_first = 0, a_steady = 0, a_pre = 0, r_pre = 0;
+	struct bench_figures f = { .njobs = 0 };
 	time_t now = time(NULL);
-	int64_t ms = (int64_t)now * 1000;
-	unsigned share = nodes / groups;
-	elastic_error_t err;
 
-	policy_defaults(&p);
-	p.preemptible_partitions.n = 1;
-	strcpy(p.preemptible_partitions.name[0], "preempt");
-	o.min = share >= 8 ? 2 : 1;
-	o.step = share >= 8 ? 2 : 1;
-	o.max = share * 2 - (share * 2 - o.min) % o.step;
-	o.grace = 30;
-	o.scale_delay = 10;
-	o.fault_timeout = 20;
-	o.signal = SIGURG;
-	o.keep = 3;
-	strcpy(o.checkpoint_dir, "%h/elastic-checkpoints/%j");
-	o.given = (1u << ELASTIC_OPT_MIN) | (1u << ELASTIC_OPT_MAX) |
-		  (1u << ELASTIC_OPT_STEP);
-
-	for (int run = 0; run < RUNS; run++) {
-		struct reconcile *r = reconcile_create(NULL);
-		struct snapshot *s, *sp;
-		struct elasticd_view *v;
-		double t;
-
-		t = now_s();
-		s = build(nodes, groups, 0, &o, now, NULL);
-		t_build[run] = now_s() - t;
-		t = now_s();
-		sp = build(nodes, groups, 5, &o, now, s);
-		t_rebuild[run] = now_s() - t;
-		if (!r || !s || !sp)
+	bench_opts(nodes, groups, &p, &o);
+	for (int run = 0; run < RUNS; run++)
+		if (bench_one(nodes, groups, &p, &o, now, run, &l, &f) < 0)
 			return -1;
-		njobs = snapshot_count(s);
-
-		t = now_s();
-		if (reconcile_pass(r, s, &p, ms, &l, &err) < 0)
-			goto fail;
-		t_first[run] = now_s() - t;
-		a_first = l.n;
-		answer(r, &l, ms);
-
-		/* Nothing changed: slurmctld answered "no change" and the
-		 * same snapshot is reconciled again. */
-		t = now_s();
-		if (reconcile_pass(r, s, &p, ms + 1000, &l, &err) < 0)
-			goto fail;
-		t_steady[run] = now_s() - t;
-		a_steady = rpcs(&l);
-
-		t = now_s();
-		if (reconcile_pass(r, sp, &p, ms + 2000, &l, &err) < 0)
-			goto fail;
-		t_pre[run] = now_s() - t;
-		a_pre = l.n;
-		r_pre = rpcs(&l);
-		answer(r, &l, ms + 2000);
-
-		t = now_s();
-		v = reconcile_view(r, sp, ms + 2000);
-		t_view[run] = now_s() - t;
-		if (!v)
-			goto fail;
-		view_free(v);
-		reconcile_destroy(r);
-		snapshot_destroy(s);
-		snapshot_destroy(sp);
-		continue;
-	fail:
-		fprintf(stderr, "bench_reconcile: %s\n", err.text);
-		return -1;
-	}
 	action_list_free(&l);
-
-	printf("%6u nodes %5u groups (%zu jobs; min=%u max=%u step=%u)\n",
-	       nodes, groups, njobs, o.min, o.max, o.step);
-	printf("  snapshot, first load %8.2f ms  (every tag parsed)\n",
-	       median(t_build, RUNS) * 1e3);
-	printf("  snapshot, next loads %8.2f ms  (unchanged base tags "
-	       "reused, as slurmio does)\n",
-	       median(t_rebuild, RUNS) * 1e3);
-	printf("  first pass (adopt)   %8.2f ms  %zu actions\n",
-	       median(t_first, RUNS) * 1e3, a_first);
-	printf("  steady pass          %8.2f ms  RPCs/cycle: %zu (one "
-	       "slurm_load_jobs, answered \"no change\") + %zu\n",
-	       median(t_steady, RUNS) * 1e3, (size_t)1, a_steady);
-	printf("  5%% units preempted   %8.2f ms  %zu actions, RPCs/cycle: "
-	       "1 + %zu\n",
-	       median(t_pre, RUNS) * 1e3, a_pre, r_pre);
-	printf("  view for the API     %8.2f ms\n", median(t_view, RUNS) * 1e3);
-	printf("  max RSS so far       %8ld KiB\n", max_rss_kib());
+	bench_report(nodes, groups, &o, &f);
 	return 0;
 }
 
