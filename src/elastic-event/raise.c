@@ -7,6 +7,7 @@
 
 #include "common/options.h"
 #include "common/parse.h"
+#include "jobload.h"
 #include "raise.h"
 
 int raise_job(uint32_t job_id, int sig, elastic_error_t *err)
@@ -41,13 +42,8 @@ int raise_job_signal(uint32_t job_id, int *sig, elastic_error_t *err)
 	struct elastic_opts o;
 	int rc;
 
-	if (slurm_load_job(&msg, job_id, SHOW_ALL) != SLURM_SUCCESS)
-		return elastic_errorf(err, "job %u: %s", job_id,
-				      slurm_strerror(errno));
-	if (msg->record_count < 1) {
-		slurm_free_job_info_msg(msg);
-		return elastic_errorf(err, "job %u: not found", job_id);
-	}
+	if (job_load(job_id, &msg, err) < 0)
+		return -1;
 	rc = options_parse_tag(msg->job_array[0].admin_comment, &o, NULL);
 	slurm_free_job_info_msg(msg);
 	if (rc < 0)

@@ -5,6 +5,7 @@
 
 #include "ckpt_slurm.h"
 #include "common/ckpt.h"
+#include "elastic-event/jobload.h"
 
 int ckpt_slurm_job_dir(uint32_t job_id, void *arg, char *dir, size_t len,
 		       elastic_error_t *err)
@@ -15,8 +16,7 @@ int ckpt_slurm_job_dir(uint32_t job_id, void *arg, char *dir, size_t len,
 	int rc;
 
 	/* Its own tag while slurmctld knows the job, else our pattern. */
-	if (slurm_load_job(&msg, job_id, SHOW_ALL) == SLURM_SUCCESS &&
-	    msg->record_count > 0)
+	if (job_load(job_id, &msg, NULL) == 0)
 		tag = msg->job_array[0].admin_comment;
 	rc = ckpt_job_dir(job_id, tag, c->pattern, c->user, c->home, dir, len,
 			  err);
@@ -31,8 +31,7 @@ bool ckpt_slurm_active(uint32_t job_id, void *arg)
 	bool busy = false;
 
 	(void)arg;
-	if (slurm_load_job(&msg, job_id, SHOW_ALL) == SLURM_SUCCESS &&
-	    msg->record_count > 0) {
+	if (job_load(job_id, &msg, NULL) == 0) {
 		unsigned s = msg->job_array[0].job_state & JOB_STATE_BASE;
 
 		busy =

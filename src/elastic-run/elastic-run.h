@@ -39,6 +39,7 @@
 #include "ckpt_slurm.h"
 #include "common/ckpt.h"
 #include "common/ckpt_eval.h"
+#include "elastic-event/jobload.h"
 #include "elastic-event/raise.h"
 #include "decide.h"
 #include "membership.h"

@@ -10,13 +10,8 @@ int load_alloc(uint32_t job_id, struct alloc_view *v, elastic_error_t *err)
 	slurm_job_info_t *j;
 
 	memset(v, 0, sizeof(*v));
-	if (slurm_load_job(&msg, job_id, SHOW_ALL) != SLURM_SUCCESS)
-		return elastic_errorf(err, "job %u: %s", job_id,
-				      slurm_strerror(errno));
-	if (msg->record_count < 1) {
-		slurm_free_job_info_msg(msg);
-		return elastic_errorf(err, "job %u: not found", job_id);
-	}
+	if (job_load(job_id, &msg, err) < 0)
+		return -1;
 	j = &msg->job_array[0];
 	v->nnodes = j->num_nodes;
 	if (j->nodes && strlen(j->nodes) >= sizeof(v->nodes)) {
@@ -112,22 +107,23 @@ static enum fetch_result world_is_ours(const struct config *c,
 			;
 		if (k < src->nours || id == c->job_id)
 			continue;
-		if (slurm_load_job(&msg, id, SHOW_ALL) != SLURM_SUCCESS) {
+		if (job_load(id, &msg, NULL) < 0) {
 			rc = errno;
+			if (rc == ENOENT) {
+				elastic_errorf(err,
+					       "elasticd's world names job %u, "
+					       "which Slurm does not show",
+					       id);
+				return FETCH_UNVERIFIED;
+			}
 			elastic_errorf(err, "job %u of elasticd's world: %s",
 				       id, slurm_strerror(rc));
 			return rc == ESLURM_INVALID_JOB_ID ? FETCH_UNVERIFIED
 							   : FETCH_ERROR;
 		}
-		rc = msg->record_count < 1
-			 ? elastic_errorf(err,
-					  "elasticd's world names job %u, "
-					  "which Slurm does not show",
-					  id)
-			 : members_job_is_ours(c->job_id, (uint32_t)getuid(),
-					       id, msg->job_array[0].user_id,
-					       msg->job_array[0].admin_comment,
-					       err);
+		rc = members_job_is_ours(c->job_id, (uint32_t)getuid(), id,
+					 msg->job_array[0].user_id,
+					 msg->job_array[0].admin_comment, err);
 		slurm_free_job_info_msg(msg);
 		if (rc < 0)
 			return FETCH_UNVERIFIED;
@@ -428,11 +424,8 @@ static bool member_intact(const struct member *m, char *detail, size_t len)
 	slurm_job_info_t *j;
 	bool ok = false;
 
-	if (slurm_load_job(&msg, m->job_id, SHOW_ALL) != SLURM_SUCCESS ||
-	    msg->record_count < 1) {
+	if (job_load(m->job_id, &msg, NULL) < 0) {
 		snprintf(detail, len, "job=%u gone", m->job_id);
-		if (msg)
-			slurm_free_job_info_msg(msg);
 		return false;
 	}
 	j = &msg->job_array[0];

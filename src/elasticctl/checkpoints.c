@@ -15,6 +15,7 @@
 #include "common/ckpt.h"
 #include "common/ckpt_eval.h"
 #include "common/options.h"
+#include "elastic-event/jobload.h"
 #include "elasticctl.h"
 
 #define MAX_EVAL_LOOKUPS 64 /* eval jobs asked about per listing */
@@ -63,13 +64,8 @@ static job_info_msg_t *load_job_info(struct ckpt_ctx *c, uint32_t job)
 {
 	job_info_msg_t *msg = NULL;
 
-	if (!slurm_ready(c) ||
-	    slurm_load_job(&msg, job, SHOW_ALL) != SLURM_SUCCESS)
+	if (!slurm_ready(c) || job_load(job, &msg, NULL) < 0)
 		return NULL;
-	if (msg->record_count < 1) {
-		slurm_free_job_info_msg(msg);
-		return NULL;
-	}
 	return msg;
 }
 
