@@ -25,7 +25,7 @@
 
 #define PROG "elastic-event"
 
-static void usage(FILE *f)
+static void event_usage(FILE *f)
 {
 	fprintf(
 	    f,
@@ -42,7 +42,7 @@ static void usage(FILE *f)
 }
 
 /* After a usage error's own line. */
-static void usage_hint(void)
+static void event_usage_hint(void)
 {
 	fprintf(stderr, "usage: " PROG " raise [--signal=SIG] JOBID... "
 			"(" PROG " --help for more)\n");
@@ -72,17 +72,17 @@ static int cmd_raise(int argc, char **argv)
 			}
 			break;
 		case 'h':
-			usage(stdout);
+			event_usage(stdout);
 			return 0;
 		default:
-			usage_hint();
+			event_usage_hint();
 			return 2;
 		}
 	}
 	n = argc - optind;
 	if (n == 0) {
 		fprintf(stderr, PROG " raise: no job id given\n");
-		usage_hint();
+		event_usage_hint();
 		return 2;
 	}
 
@@ -130,7 +130,7 @@ int main(int argc, char **argv)
 {
 	elog_init(PROG, ELOG_INFO, 0);
 	if (argc < 2) {
-		usage_hint();
+		event_usage_hint();
 		return 2;
 	}
 	if (!strcmp(argv[1], "raise")) {
@@ -138,7 +138,7 @@ int main(int argc, char **argv)
 		return cmd_raise(argc - 1, argv + 1);
 	}
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
-		usage(stdout);
+		event_usage(stdout);
 		return 0;
 	}
 	if (!strcmp(argv[1], "--version")) {
@@ -146,6 +146,6 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	elog_error("unknown command '%s'", argv[1]);
-	usage_hint();
+	event_usage_hint();
 	return 2;
 }

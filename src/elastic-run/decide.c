@@ -14,8 +14,8 @@ enum member_end member_end_of(int st)
 	return MEMBER_FAILED;
 }
 
-static void set(struct decision_out *r, enum decision what, const char *why,
-		bool unexplained)
+static void decide_set(struct decision_out *r, enum decision what,
+		       const char *why, bool unexplained)
 {
 	r->what = what;
 	r->why = why;
@@ -25,34 +25,34 @@ static void set(struct decision_out *r, enum decision what, const char *why,
 static void failure(const struct launch_obs *o, struct decision_out *r)
 {
 	if (o->failures + 1 > o->max_restarts)
-		set(r, DECIDE_GIVE_UP, "ranks-failed", false);
+		decide_set(r, DECIDE_GIVE_UP, "ranks-failed", false);
 	else
-		set(r, DECIDE_RETRY, "ranks-failed", false);
+		decide_set(r, DECIDE_RETRY, "ranks-failed", false);
 }
 
 void decide(const struct launch_obs *o, struct decision_out *r)
 {
 	if (o->stopping)
-		return set(r, DECIDE_STOP, "stopping", false);
+		return decide_set(r, DECIDE_STOP, "stopping", false);
 	/* Whatever the ranks' statuses: a failed collective after a lost
 	 * member is the event's doing, and ranks that exited 0 meanwhile
 	 * may have stopped for it through a peer. */
 	if (o->event)
-		return set(r, DECIDE_RELAUNCH, "event", false);
+		return decide_set(r, DECIDE_RELAUNCH, "event", false);
 	if (o->world_changed)
-		return set(r, DECIDE_RELAUNCH, "world-changed", false);
+		return decide_set(r, DECIDE_RELAUNCH, "world-changed", false);
 	if (o->event_exits > 0) {
 		/* A rank was told what the launcher was not (a signal to its
 		 * node only, a peer's flag): believe it, within a bound. */
 		if (o->unexplained + 1 > DECIDE_MAX_UNEXPLAINED)
 			return failure(o, r);
-		return set(r, DECIDE_RELAUNCH, "ranks-event-exit", true);
+		return decide_set(r, DECIDE_RELAUNCH, "ranks-event-exit", true);
 	}
 	if (o->failed > 0)
 		return failure(o, r);
 	if (o->ok == 0) /* nothing ran: never a success */
 		return failure(o, r);
-	set(r, DECIDE_SUCCESS, "ranks-finished", false);
+	decide_set(r, DECIDE_SUCCESS, "ranks-finished", false);
 }
 
 const char *decision_name(enum decision d)

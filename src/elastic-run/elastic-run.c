@@ -129,7 +129,7 @@ static int find_rsh_agent(char *out, size_t len)
 		   PKGLIBEXECDIR);
 	return -1;
 }
-static void usage(FILE *f)
+static void run_usage(FILE *f)
 {
 	fprintf(
 	    f,
@@ -232,7 +232,7 @@ static int parse_options(int argc, char **argv, struct config *c,
 			elog_set_level(ELOG_DEBUG);
 			break;
 		case 'h':
-			usage(stdout);
+			run_usage(stdout);
 			return 0;
 		case 'V':
 			printf(PROG " %s\n", PACKAGE_VERSION);

@@ -25,7 +25,7 @@
 
 #define MAX_BODY (64UL << 20)
 
-static void usage(FILE *f)
+static void ctl_usage(FILE *f)
 {
 	fprintf(
 	    f,
@@ -61,7 +61,7 @@ static void usage(FILE *f)
 	    "  -V, --version              the version\n");
 }
 
-static void usage_hint(void)
+static void ctl_usage_hint(void)
 {
 	fprintf(stderr, "usage: " PROG " [OPTIONS] status [JOB] | events JOB | "
 			"raise JOB | checkpoints JOB[@STEP] (" PROG
@@ -179,14 +179,14 @@ static int read_options(int argc, char **argv, struct opts *o, struct ctl *c)
 			o->dir = optarg;
 			break;
 		case 'h':
-			usage(stdout);
+			ctl_usage(stdout);
 			return EXIT_OK;
 		case 'V':
 			printf(PROG " (" PACKAGE_NAME ") " PACKAGE_VERSION
 				    "\n");
 			return EXIT_OK;
 		default:
-			usage_hint();
+			ctl_usage_hint();
 			return EXIT_USAGE;
 		}
 	}
@@ -213,7 +213,7 @@ static int choose_command(const char *name, int nargs, enum command *cmd)
 		else
 			elog_error("%s: %s", name,
 				   nargs ? "too many arguments" : "which job?");
-		usage_hint();
+		ctl_usage_hint();
 		return EXIT_USAGE;
 	}
 	return EXIT_OK;
@@ -234,7 +234,7 @@ int main(int argc, char **argv)
 		return rc;
 	if (optind >= argc) {
 		elog_error("no command");
-		usage_hint();
+		ctl_usage_hint();
 		return EXIT_USAGE;
 	}
 	name = argv[optind++];
@@ -243,7 +243,7 @@ int main(int argc, char **argv)
 		if (nargs != 1) {
 			elog_error("%s: %s", name,
 				   nargs ? "too many arguments" : "which job?");
-			usage_hint();
+			ctl_usage_hint();
 			return EXIT_USAGE;
 		}
 		return ctl_checkpoints(argv[optind], o.dir, c.json);

@@ -41,7 +41,7 @@ static struct {
 } conns = { .lock = PTHREAD_MUTEX_INITIALIZER,
 	    .wake = PTHREAD_COND_INITIALIZER };
 
-static uint64_t now_ms(void)
+static uint64_t conn_clock_ms(void)
 {
 	struct timespec ts;
 
@@ -61,7 +61,7 @@ static void conn_cut(struct conn_slot *c)
  * table is crowded, the one waiting longest. */
 static void conns_reap(const struct conn_slot *keep)
 {
-	uint64_t t = now_ms();
+	uint64_t t = conn_clock_ms();
 	unsigned i, live = 0;
 	struct conn_slot *oldest = NULL;
 
@@ -105,7 +105,7 @@ void api_conn_notify(void *cls, struct MHD_Connection *conn,
 		if (i < API_CONNECTIONS) {
 			c = &conns.slot[i];
 			c->fd = ci->connect_fd;
-			c->since = now_ms();
+			c->since = conn_clock_ms();
 			*socket_context = c;
 			conns_reap(c);
 		}
@@ -125,7 +125,7 @@ void api_conn_answered(struct MHD_Connection *conn)
 		return;
 	pthread_mutex_lock(&conns.lock);
 	if (c->since != UINT64_MAX)
-		c->since = now_ms();
+		c->since = conn_clock_ms();
 	pthread_mutex_unlock(&conns.lock);
 }
 

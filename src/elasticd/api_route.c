@@ -15,8 +15,8 @@ static bool is_get(const char *method)
 	return !strcmp(method, "GET") || !strcmp(method, "HEAD");
 }
 
-static void set(struct route *r, enum route_kind kind, uint32_t id,
-		const char *allow, bool method_ok)
+static void route_set(struct route *r, enum route_kind kind, uint32_t id,
+		      const char *allow, bool method_ok)
 {
 	r->kind = kind;
 	r->id = id;
@@ -48,26 +48,26 @@ void route_parse(const char *method, const char *path, struct route *ret)
 	const char *rest;
 	uint32_t id;
 
-	set(ret, ROUTE_NOT_FOUND, 0, NULL, true);
+	route_set(ret, ROUTE_NOT_FOUND, 0, NULL, true);
 	if (!strcmp(path, "/healthz"))
-		return set(ret, ROUTE_HEALTHZ, 0, GET, get);
+		return route_set(ret, ROUTE_HEALTHZ, 0, GET, get);
 	if (!strcmp(path, "/metrics"))
-		return set(ret, ROUTE_METRICS, 0, GET, get);
+		return route_set(ret, ROUTE_METRICS, 0, GET, get);
 	if (strncmp(path, GROUPS, strlen(GROUPS)))
 		return;
 	path += strlen(GROUPS);
 	if (!*path)
-		return set(ret, ROUTE_GROUPS, 0, GET, get);
+		return route_set(ret, ROUTE_GROUPS, 0, GET, get);
 	if (*path != '/' || !(id = parse_id(path + 1, &rest)))
 		return;
 	if (!*rest)
-		return set(ret, ROUTE_GROUP, id, GET, get);
+		return route_set(ret, ROUTE_GROUP, id, GET, get);
 	if (!strcmp(rest, "/events"))
-		return set(ret, ROUTE_EVENTS, id, GET, get);
+		return route_set(ret, ROUTE_EVENTS, id, GET, get);
 	if (!strcmp(rest, "/raise"))
-		return set(ret, ROUTE_RAISE, id, POST, post);
+		return route_set(ret, ROUTE_RAISE, id, POST, post);
 	if (!strcmp(rest, "/report"))
-		return set(ret, ROUTE_REPORT, id, POST, post);
+		return route_set(ret, ROUTE_REPORT, id, POST, post);
 }
 
 int route_parse_report(const char *generation, const char *exit_ms,

@@ -80,7 +80,7 @@ static double mono(void)
 	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
-static void usage(FILE *f)
+static void daemon_usage(FILE *f)
 {
 	fprintf(f, "usage: " PROG " [-f FILE] [-D] [-q | -v]\n"
 		   "       " PROG " -h | -V\n"
@@ -97,7 +97,7 @@ static void usage(FILE *f)
 
 /* (Re)read the policy when the file changed.  The daemon's own keys
  * (listen address, interval, ...) apply at the next start only. */
-static int load_policy(bool first)
+static int reload_policy(bool first)
 {
 	struct elastic_policy p;
 	struct stat st = { 0 };
@@ -368,7 +368,7 @@ static void cycle(void)
 	double t0;
 
 	slurmio_cycle(ctx.io);
-	load_policy(false);
+	reload_policy(false);
 	if (slurmio_load(ctx.io, now, FULL_REFRESH_S, &s, &changed, &err) < 0) {
 		if (!ctx.ctld_down)
 			elog_error("%s; retrying every cycle", err.text);
@@ -435,7 +435,7 @@ static uid_t slurm_user(void)
 }
 
 /* The options: -1 to go on, else the exit status. */
-static int read_options(int argc, char **argv)
+static int daemon_options(int argc, char **argv)
 {
 	int c;
 
@@ -458,18 +458,18 @@ static int read_options(int argc, char **argv)
 		case 'D':
 			break;
 		case 'h':
-			usage(stdout);
+			daemon_usage(stdout);
 			return 0;
 		case 'V':
 			printf(PROG " " PACKAGE_VERSION "\n");
 			return 0;
 		default:
-			usage(stderr);
+			daemon_usage(stderr);
 			return 2;
 		}
 	}
 	if (optind != argc) {
-		usage(stderr);
+		daemon_usage(stderr);
 		return 2;
 	}
 	if (!ctx.conf_path[0])
@@ -485,7 +485,7 @@ static int start_daemon(sigset_t *sigs)
 	struct reconcile_config rc;
 	elastic_error_t err;
 
-	if (load_policy(true) < 0)
+	if (reload_policy(true) < 0)
 		return 1;
 
 	/* Signals are taken synchronously by the loop; threads (the API's)
@@ -574,7 +574,7 @@ int main(int argc, char **argv)
 	/* Under systemd stderr is the journal, which adds the time. */
 	elog_init(PROG, ELOG_INFO,
 		  secure_getenv("JOURNAL_STREAM") ? 0 : ELOG_TIME);
-	if ((rc = read_options(argc, argv)) >= 0)
+	if ((rc = daemon_options(argc, argv)) >= 0)
 		return rc;
 	if ((rc = start_daemon(&sigs)))
 		return rc;

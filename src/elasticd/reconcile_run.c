@@ -70,10 +70,10 @@ static int submit_bound(struct reconcile *r, struct group *g,
 }
 
 /* Ask for a unit: 0, 1 when a bound makes it wait, -1 out of memory. */
-static int submit(struct reconcile *r, struct group *g,
-		  const struct elastic_policy *p, int64_t now,
-		  enum unit_kind kind, unsigned size, uint32_t limit,
-		  struct action_list *out)
+static int run_submit_unit(struct reconcile *r, struct group *g,
+			   const struct elastic_policy *p, int64_t now,
+			   enum unit_kind kind, unsigned size, uint32_t limit,
+			   struct action_list *out)
 {
 	const struct job_view *base = g->base;
 	const struct policy_list *parts = kind == UNIT_ONDEMAND
@@ -470,8 +470,8 @@ static int run_submit_preemptible(struct run *x)
 			break;
 		if (s->p_run >= 0 || s->p_pend >= 0)
 			continue;
-		rc = submit(r, x->g, x->p, x->now, UNIT_PREEMPTIBLE, s->size,
-			    x->time_limit, x->out);
+		rc = run_submit_unit(r, x->g, x->p, x->now, UNIT_PREEMPTIBLE,
+				     s->size, x->time_limit, x->out);
 		if (rc < 0)
 			return -1;
 		if (rc)
@@ -523,8 +523,9 @@ static int run_submit_ondemand(struct run *x)
 				if (s->p_run >= 0 || s->od_run >= 0 ||
 				    s->od_pend >= 0)
 					continue;
-				rc = submit(r, g, p, now, UNIT_ONDEMAND,
-					    s->size, x->time_limit, out);
+				rc = run_submit_unit(r, g, p, now,
+						     UNIT_ONDEMAND, s->size,
+						     x->time_limit, out);
 				if (rc < 0)
 					return -1;
 				if (rc)

@@ -11,7 +11,7 @@
 
 enum slot_state { SLOT_FREE, SLOT_WAITING, SLOT_RUNNING, SLOT_DONE };
 
-struct slot {
+struct subq_slot {
 	enum slot_state st;
 	uint64_t seq; /* queued (WAITING, RUNNING) or answered (DONE) */
 	struct submitq_item it;
@@ -20,7 +20,7 @@ struct slot {
 struct submitq {
 	pthread_mutex_t lock;
 	pthread_cond_t work;
-	struct slot *slot; /* SUBMITQ_MAX */
+	struct subq_slot *slot; /* SUBMITQ_MAX */
 	uint64_t seq;
 	size_t busy; /* WAITING + RUNNING */
 	bool stop;
@@ -31,17 +31,17 @@ struct submitq {
 };
 
 /* The oldest waiting submission of a group with none running. */
-static struct slot *next_eligible(struct submitq *q)
+static struct subq_slot *next_eligible(struct submitq *q)
 {
 	uint32_t running[SUBMITQ_WORKERS];
 	size_t nrun = 0;
-	struct slot *best = NULL;
+	struct subq_slot *best = NULL;
 
 	for (size_t i = 0; i < SUBMITQ_MAX && nrun < SUBMITQ_WORKERS; i++)
 		if (q->slot[i].st == SLOT_RUNNING)
 			running[nrun++] = q->slot[i].it.group;
 	for (size_t i = 0; i < SUBMITQ_MAX; i++) {
-		struct slot *s = &q->slot[i];
+		struct subq_slot *s = &q->slot[i];
 		bool held = false;
 
 		if (s->st != SLOT_WAITING || (best && best->seq < s->seq))
@@ -60,7 +60,7 @@ static void *worker(void *arg)
 
 	pthread_mutex_lock(&q->lock);
 	while (!q->stop) {
-		struct slot *s = next_eligible(q);
+		struct subq_slot *s = next_eligible(q);
 		elastic_error_t err = { "" };
 		uint32_t job = 0;
 
@@ -132,7 +132,7 @@ static bool copy_str(const char **field, char *buf, size_t len)
 int submitq_push(struct submitq *q, uint32_t group, uint32_t token,
 		 const struct unit_request *u, const char *text)
 {
-	struct slot *s = NULL;
+	struct subq_slot *s = NULL;
 	int rc = -1;
 
 	pthread_mutex_lock(&q->lock);
@@ -171,7 +171,7 @@ size_t submitq_take(struct submitq *q, struct submitq_item *out, size_t max)
 
 	pthread_mutex_lock(&q->lock);
 	while (n < max) {
-		struct slot *oldest = NULL;
+		struct subq_slot *oldest = NULL;
 
 		for (size_t i = 0; i < SUBMITQ_MAX; i++)
 			if (q->slot[i].st == SLOT_DONE &&
