@@ -36,6 +36,7 @@
 #include "common/nodelist.h"
 #include "common/parse.h"
 #include "common/rankenv.h"
+#include "common/slurm_compat.h"
 #include "ckpt_slurm.h"
 #include "common/ckpt.h"
 #include "common/ckpt_eval.h"

@@ -132,7 +132,7 @@ static size_t job_steps(uint32_t job_id, uint32_t from, uint32_t below,
 			continue;
 		n++;
 		if (kill)
-			slurm_kill_job_step(job_id, id, SIGKILL);
+			compat_kill_job_step(job_id, id, SIGKILL);
 	}
 	slurm_free_job_step_info_response_msg(r);
 	return n;
@@ -166,7 +166,8 @@ static unsigned mpirun_host_lists(const struct config *c,
 	size_t i;
 
 	for (i = 0; i < ms->n; i++) {
-		hostlist_t h = slurm_hostlist_create(member_nodes(ms, i));
+		compat_hostlist_t h =
+		    slurm_hostlist_create(member_nodes(ms, i));
 		char *name;
 
 		while (h && (name = slurm_hostlist_shift(h))) {

@@ -445,7 +445,7 @@ static bool member_intact(const struct member *m, char *detail, size_t len)
 static bool nodes_up(const struct members *ms, char *detail, size_t len)
 {
 	node_info_msg_t *msg = NULL;
-	hostlist_t hl = slurm_hostlist_create(NULL);
+	compat_hostlist_t hl = slurm_hostlist_create(NULL);
 	bool ok = true;
 	size_t i;
 

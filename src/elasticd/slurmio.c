@@ -10,22 +10,11 @@
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
 
+#include "common/slurm_compat.h"
 #include "elastic-event/raise.h"
 #include "slurmio.h"
 
 #define UID_CACHE 1024 /* owners remembered; cleared when full */
-
-#if SLURM_VERSION_NUMBER < SLURM_VERSION_NUM(22, 6, 0)
-/*
- * libslurm 22.05's slurm_free_job_info_msg() does not free the jobs'
- * admin_comment (measured with valgrind on 22.05.8: every load leaked
- * each tagged job's tag, megabytes a day at our poll rate).  We free it
- * ourselves, with libslurm's xfree (exported, not declared), and clear
- * the pointer so that a libslurm that does free it frees nothing twice.
- */
-void slurm_xfree(void **p);
-#define FREE_ADMIN_COMMENTS 1
-#endif
 
 struct uid_name {
 	uid_t uid;
@@ -72,15 +61,6 @@ void slurmio_cycle(struct slurmio *io)
 uint64_t slurmio_bad_tags(const struct slurmio *io)
 {
 	return io->bad_tags;
-}
-
-static void free_job_info(job_info_msg_t *msg)
-{
-#ifdef FREE_ADMIN_COMMENTS
-	for (uint32_t i = 0; msg && i < msg->record_count; i++)
-		slurm_xfree((void **)&msg->job_array[i].admin_comment);
-#endif
-	slurm_free_job_info_msg(msg);
 }
 
 /* Submissions count from their own threads (submitq.h). */
@@ -247,12 +227,12 @@ int slurmio_load(struct slurmio *io, int64_t now_ms, unsigned full_refresh_s,
 	}
 	s = snapshot_create((time_t)(now_ms / 1000));
 	if (!s) {
-		free_job_info(msg);
+		compat_free_job_info_msg(msg);
 		return elastic_errorf(err, "out of memory");
 	}
 	for (uint32_t i = 0; i < msg->record_count; i++) {
 		if (add_job(io, s, &msg->job_array[i], err) < 0) {
-			free_job_info(msg);
+			compat_free_job_info_msg(msg);
 			snapshot_destroy(s);
 			return -1;
 		}
@@ -261,7 +241,7 @@ int slurmio_load(struct slurmio *io, int64_t now_ms, unsigned full_refresh_s,
 	io->last_update = msg->last_update;
 	if (!since)
 		io->last_full_ms = now_ms;
-	free_job_info(msg);
+	compat_free_job_info_msg(msg);
 	snapshot_destroy(io->snap);
 	io->snap = s;
 	mark_steps(io, s);

@@ -3,6 +3,7 @@
  * is exactly the arguments, as a client without the SPANK plugin could.
  * Prints the job id, or the error on stderr and exits 1.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -27,8 +28,7 @@ int main(int argc, char **argv)
 	d.spank_job_env = argv + 1;
 	d.spank_job_env_size = argc - 1;
 	if (slurm_submit_batch_job(&d, &resp) != SLURM_SUCCESS) {
-		fprintf(stderr, "submit_raw: %s\n",
-			slurm_strerror(slurm_get_errno()));
+		fprintf(stderr, "submit_raw: %s\n", slurm_strerror(errno));
 		return 1;
 	}
 	printf("%u\n", resp->job_id);

@@ -29,6 +29,7 @@
 #include "common/parse.h"
 #include "common/policy.h"
 #include "common/sizeconf.h"
+#include "common/slurm_compat.h"
 #include "slurm_internal.h"
 
 const char plugin_name[] = "Elastic training job submit plugin";
@@ -277,15 +278,7 @@ static int modify(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_msg)
 	return SLURM_SUCCESS;
 }
 
-#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(23, 2, 0)
-int job_modify(job_desc_msg_t *job_desc, void *job_ptr, uint32_t submit_uid,
-	       char **err_msg)
+int job_modify(COMPAT_JOB_MODIFY_PARAMS)
 {
-	return modify(job_desc, submit_uid, err_msg);
+	return modify(job_desc, submit_uid, COMPAT_JOB_MODIFY_ERR_MSG);
 }
-#else
-int job_modify(job_desc_msg_t *job_desc, void *job_ptr, uint32_t submit_uid)
-{
-	return modify(job_desc, submit_uid, NULL);
-}
-#endif
