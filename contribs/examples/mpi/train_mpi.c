@@ -35,413 +35,41 @@
  *     PATH, exiting
  *   initial loss L          (the loss of the untrained model)
  *   final loss L            (after the last step)
+ *
+ * The parts: the options and the training loop here; dataset.c, the
+ * synthetic data set, the model and its SGD step; checkpoint.c, saving,
+ * loading and finding the newest checkpoint; train_mpi.h, what they share.
  */
 #include <errno.h>
-#include <dirent.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/types.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <mpi.h>
 
 #include "libelastic/elastic.h"
+#include "train_mpi.h"
 
-#define PROG	     "train_mpi"
-#define CKPT_MAGIC   "ELMPICK1"
-#define CKPT_VERSION 1u
-#define MAX_FEATURES 1024
-#define MAX_PATH_LEN 4096
-
-struct config {
-	long samples;
-	int features;
-	int epochs;
-	long batch;
-	double lr;
-	double momentum;
-	double noise;
-	uint64_t seed;
-	const char *checkpoint_dir;
-	long checkpoint_every;
-	const char *sample_log_dir;
-	long log_every;
-	double step_sleep;
-};
-
-/* The training state: what a checkpoint holds and rank 0 broadcasts. */
-struct state {
-	int64_t step;	  /* global steps done */
-	int64_t consumed; /* samples consumed over all epochs: the position */
-	double initial_loss;
-	double w[MAX_FEATURES + 1]; /* weights, then the bias */
-	double v[MAX_FEATURES + 1]; /* momentum buffer */
-};
-
-/* On disk, native byte order: header, then the state's arrays, then an
- * FNV-1a hash of everything before it. */
-struct ckpt_header {
-	char magic[8];
-	uint32_t version;
-	uint32_t features;
-	int64_t samples;
-	int64_t batch;
-	uint64_t seed;
-	int64_t step;
-	int64_t epoch; /* consumed / samples: for people reading the file */
-	int64_t consumed;
-	int64_t world_size; /* that wrote it; any size may load it */
-	double initial_loss;
-};
-
-static int rank, world;
-
-static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int my_rank, n_ranks;
 
 /* One line on stderr, then the whole world ends. */
-static void die(const char *fmt, ...)
+void die(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, PROG ": rank %d: ", rank);
+	fprintf(stderr, PROG ": rank %d: ", my_rank);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
 	MPI_Abort(MPI_COMM_WORLD, 1);
 	exit(1);
-}
-
-/* ------------------------------------------------------------------ */
-/* Deterministic data: the same on every rank, at any world size */
-
-static uint64_t mix64(uint64_t z)
-{
-	z += 0x9e3779b97f4a7c15ULL;
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-/* A uniform double in (0, 1) from a hash. */
-static double unit(uint64_t h)
-{
-	return ((double)(h >> 11) + 0.5) / 9007199254740992.0;
-}
-
-/* A standard normal value, a pure function of (seed, a, b). */
-static double gauss(uint64_t seed, uint64_t a, uint64_t b)
-{
-	uint64_t h = mix64(mix64(mix64(seed) ^ a) ^ b);
-	double u1 = unit(h), u2 = unit(mix64(h));
-
-	return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
-}
-
-struct dataset {
-	long n;
-	int d;
-	double *x; /* n * d */
-	double *y; /* n */
-};
-
-static void make_dataset(const struct config *c, struct dataset *ds)
-{
-	double truth[MAX_FEATURES + 1];
-	long i;
-	int j;
-
-	ds->n = c->samples;
-	ds->d = c->features;
-	ds->x =
-	    malloc(sizeof(double) * (size_t)c->samples * (size_t)c->features);
-	ds->y = malloc(sizeof(double) * (size_t)c->samples);
-	if (!ds->x || !ds->y)
-		die("out of memory for %ld samples", c->samples);
-	for (j = 0; j <= c->features; j++)
-		truth[j] = gauss(c->seed, UINT64_MAX, (uint64_t)j);
-	for (i = 0; i < c->samples; i++) {
-		double t = truth[c->features];
-
-		for (j = 0; j < c->features; j++) {
-			double v = gauss(c->seed, (uint64_t)i, (uint64_t)j);
-
-			ds->x[i * c->features + j] = v;
-			t += v * truth[j];
-		}
-		ds->y[i] =
-		    t + c->noise * gauss(c->seed, (uint64_t)i, UINT64_MAX - 1);
-	}
-}
-
-/* The epoch's order of the sample ids: Fisher-Yates, seeded by epoch. */
-static void epoch_order(const struct config *c, int64_t epoch, long *order)
-{
-	uint64_t s = mix64(c->seed * 1000003ULL + (uint64_t)epoch);
-	long i;
-
-	for (i = 0; i < c->samples; i++)
-		order[i] = i;
-	for (i = c->samples - 1; i > 0; i--) {
-		long k, t;
-
-		s = mix64(s);
-		k = (long)(s % (uint64_t)(i + 1));
-		t = order[i];
-		order[i] = order[k];
-		order[k] = t;
-	}
-}
-
-static double predict(const struct dataset *ds, const double *w, long i)
-{
-	const double *x = ds->x + i * ds->d;
-	double p = w[ds->d];
-	int j;
-
-	for (j = 0; j < ds->d; j++)
-		p += w[j] * x[j];
-	return p;
-}
-
-/* Mean squared error over the whole data set. */
-static double full_loss(const struct dataset *ds, const double *w)
-{
-	double s = 0;
-	long i;
-
-	for (i = 0; i < ds->n; i++) {
-		double e = predict(ds, w, i) - ds->y[i];
-
-		s += e * e;
-	}
-	return s / (double)ds->n;
-}
-
-/* ------------------------------------------------------------------ */
-/* Checkpoints */
-
-static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
-{
-	const unsigned char *b = p;
-
-	while (n--) {
-		h ^= *b++;
-		h *= 0x100000001b3ULL;
-	}
-	return h;
-}
-
-#define FNV_INIT 0xcbf29ce484222325ULL
-
-static int write_all(int fd, const void *p, size_t n)
-{
-	const char *b = p;
-
-	while (n > 0) {
-		ssize_t w = write(fd, b, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -1;
-		b += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
-static int mkdir_p(const char *path)
-{
-	char tmp[MAX_PATH_LEN];
-	char *p;
-
-	if (snprintf(tmp, sizeof(tmp), "%s", path) >= (int)sizeof(tmp)) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	for (p = tmp + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(tmp, 0777) != 0 && errno != EEXIST)
-			return -1;
-		*p = '/';
-	}
-	if (mkdir(tmp, 0777) != 0 && errno != EEXIST)
-		return -1;
-	return 0;
-}
-
-/*
- * Write ckpt-<step>.bin atomically: a temporary file, fsync, rename, fsync
- * of the directory.  A reader sees all of it or none.  Returns the path in
- * out, or dies with one line.
- */
-static void save_checkpoint(const struct config *c, const char *dir,
-			    const struct state *st, char *out, size_t len)
-{
-	struct ckpt_header h;
-	char tmp[MAX_PATH_LEN];
-	size_t nw = (size_t)c->features + 1;
-	uint64_t sum;
-	int fd, dfd;
-
-	if (mkdir_p(dir) != 0)
-		die("cannot create checkpoint directory %s: %s", dir,
-		    strerror(errno));
-	memset(&h, 0, sizeof(h));
-	memcpy(h.magic, CKPT_MAGIC, sizeof(h.magic));
-	h.version = CKPT_VERSION;
-	h.features = (uint32_t)c->features;
-	h.samples = c->samples;
-	h.batch = c->batch;
-	h.seed = c->seed;
-	h.step = st->step;
-	h.epoch = st->consumed / c->samples;
-	h.consumed = st->consumed;
-	h.world_size = world;
-	h.initial_loss = st->initial_loss;
-	snprintf(out, len, "%s/ckpt-%08lld.bin", dir, (long long)st->step);
-	snprintf(tmp, sizeof(tmp), "%s/.ckpt-%08lld.bin.tmp.%ld", dir,
-		 (long long)st->step, (long)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-	if (fd < 0)
-		die("cannot write checkpoint %s: %s", tmp, strerror(errno));
-	sum = fnv1a(FNV_INIT, &h, sizeof(h));
-	sum = fnv1a(sum, st->w, nw * sizeof(double));
-	sum = fnv1a(sum, st->v, nw * sizeof(double));
-	if (write_all(fd, &h, sizeof(h)) != 0 ||
-	    write_all(fd, st->w, nw * sizeof(double)) != 0 ||
-	    write_all(fd, st->v, nw * sizeof(double)) != 0 ||
-	    write_all(fd, &sum, sizeof(sum)) != 0 || fsync(fd) != 0) {
-		int e = errno;
-
-		close(fd);
-		unlink(tmp);
-		die("cannot write checkpoint %s: %s", tmp, strerror(e));
-	}
-	if (close(fd) != 0 || rename(tmp, out) != 0) {
-		int e = errno;
-
-		unlink(tmp);
-		die("cannot write checkpoint %s: %s", out, strerror(e));
-	}
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd >= 0) {
-		fsync(dfd);
-		close(dfd);
-	}
-}
-
-/* Read a checkpoint into *st; dies with one line if it is not one of this
- * training (another data set) or is damaged. */
-static void load_checkpoint(const struct config *c, const char *path,
-			    struct state *st)
-{
-	struct ckpt_header h;
-	size_t nw = (size_t)c->features + 1;
-	uint64_t sum, want;
-	FILE *f = fopen(path, "rb");
-
-	if (!f)
-		die("cannot read checkpoint %s: %s", path, strerror(errno));
-	if (fread(&h, sizeof(h), 1, f) != 1 ||
-	    memcmp(h.magic, CKPT_MAGIC, sizeof(h.magic)) != 0 ||
-	    h.version != CKPT_VERSION)
-		die("%s: not a " PROG " checkpoint (version %u)", path,
-		    CKPT_VERSION);
-	if (h.features != (uint32_t)c->features)
-		die("%s: --features=%d but the checkpoint has %u", path,
-		    c->features, h.features);
-	if (h.samples != c->samples)
-		die("%s: --samples=%ld but the checkpoint has %lld", path,
-		    c->samples, (long long)h.samples);
-	if (h.seed != c->seed)
-		die("%s: --seed=%llu but the checkpoint has %llu", path,
-		    (unsigned long long)c->seed, (unsigned long long)h.seed);
-	if (fread(st->w, sizeof(double), nw, f) != nw ||
-	    fread(st->v, sizeof(double), nw, f) != nw ||
-	    fread(&sum, sizeof(sum), 1, f) != 1)
-		die("%s: truncated checkpoint", path);
-	want = fnv1a(FNV_INIT, &h, sizeof(h));
-	want = fnv1a(want, st->w, nw * sizeof(double));
-	want = fnv1a(want, st->v, nw * sizeof(double));
-	if (sum != want)
-		die("%s: damaged checkpoint (checksum mismatch)", path);
-	fclose(f);
-	if (h.step < 0 || h.consumed < 0)
-		die("%s: damaged checkpoint (negative step)", path);
-	st->step = h.step;
-	st->consumed = h.consumed;
-	st->initial_loss = h.initial_loss;
-}
-
-/* The step of a checkpoint's file name "ckpt-%08d.bin", -1 if it is not
- * one. */
-static long long ckpt_step(const char *name)
-{
-	const char *p;
-	char *end;
-	long long s;
-
-	if (strncmp(name, "ckpt-", 5) != 0)
-		return -1;
-	p = name + 5;
-	if (*p < '0' || *p > '9')
-		return -1;
-	errno = 0;
-	s = strtoll(p, &end, 10);
-	if (errno || strcmp(end, ".bin") != 0)
-		return -1;
-	return s;
-}
-
-/* Consider PATH (a checkpoint file or a directory of them): keep the
- * newest (highest step) in best. */
-static void newest_in(const char *path, long long *best_step, char *best,
-		      size_t len)
-{
-	struct stat sb;
-	struct dirent *e;
-	DIR *d;
-
-	if (!path || !path[0] || stat(path, &sb) != 0)
-		return;
-	if (S_ISREG(sb.st_mode)) {
-		const char *base = strrchr(path, '/');
-		long long s = ckpt_step(base ? base + 1 : path);
-
-		/* A file named otherwise is still what the user asked for. */
-		if (s < 0)
-			s = 0;
-		if (s > *best_step || !best[0]) {
-			*best_step = s;
-			snprintf(best, len, "%s", path);
-		}
-		return;
-	}
-	d = opendir(path);
-	if (!d)
-		return;
-	while ((e = readdir(d))) {
-		long long s = ckpt_step(e->d_name);
-
-		if (s >= 0 && s > *best_step) {
-			*best_step = s;
-			snprintf(best, len, "%s/%s", path, e->d_name);
-		}
-	}
-	closedir(d);
 }
 
 /* ------------------------------------------------------------------ */
@@ -483,7 +111,7 @@ static long opt_long(const char *name, const char *v, long min, long max)
 	errno = 0;
 	n = strtol(v, &end, 10);
 	if (errno || end == v || *end || n < min || n > max) {
-		if (rank == 0)
+		if (my_rank == 0)
 			fprintf(stderr,
 				PROG ": --%s=%s: not a whole number in "
 				     "%ld..%ld\n",
@@ -503,7 +131,7 @@ static double opt_double(const char *name, const char *v, double min,
 	errno = 0;
 	x = strtod(v, &end);
 	if (errno || end == v || *end || !(x >= min && x <= max)) {
-		if (rank == 0)
+		if (my_rank == 0)
 			fprintf(stderr,
 				PROG ": --%s=%s: not a number in %g..%g\n",
 				name, v, min, max);
@@ -511,6 +139,39 @@ static double opt_double(const char *name, const char *v, double min,
 		exit(2);
 	}
 	return x;
+}
+
+/* The options' defaults. */
+static void config_defaults(struct config *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->samples = 4096;
+	c->features = 16;
+	c->epochs = 3;
+	c->batch = 64;
+	c->lr = 0.05;
+	c->momentum = 0.9;
+	c->noise = 0.1;
+	c->seed = 1234;
+	c->log_every = 10;
+}
+
+/* After the options: no operand; the checkpoint directory defaults to
+ * ELASTIC_CHECKPOINT_DIR. */
+static void finish_args(int argc, char **argv, struct config *c)
+{
+	if (optind < argc) {
+		if (my_rank == 0)
+			fprintf(stderr, PROG ": unexpected argument: %s\n",
+				argv[optind]);
+		MPI_Finalize();
+		exit(2);
+	}
+	if (!c->checkpoint_dir) {
+		const char *e = getenv("ELASTIC_CHECKPOINT_DIR");
+
+		c->checkpoint_dir = e && e[0] ? e : NULL;
+	}
 }
 
 static void parse_args(int argc, char **argv, struct config *c)
@@ -551,16 +212,7 @@ static void parse_args(int argc, char **argv, struct config *c)
 	};
 	int ch;
 
-	memset(c, 0, sizeof(*c));
-	c->samples = 4096;
-	c->features = 16;
-	c->epochs = 3;
-	c->batch = 64;
-	c->lr = 0.05;
-	c->momentum = 0.9;
-	c->noise = 0.1;
-	c->seed = 1234;
-	c->log_every = 10;
+	config_defaults(c);
 	while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (ch) {
 		case O_SAMPLES:
@@ -608,30 +260,19 @@ static void parse_args(int argc, char **argv, struct config *c)
 			    opt_double("step-sleep", optarg, 0, 3600);
 			break;
 		case 'h':
-			if (rank == 0)
+			if (my_rank == 0)
 				usage(stdout);
 			MPI_Finalize();
 			exit(0);
 		default:
-			if (rank == 0)
+			if (my_rank == 0)
 				fprintf(stderr, PROG ": bad option (" PROG
 						     " --help for more)\n");
 			MPI_Finalize();
 			exit(2);
 		}
 	}
-	if (optind < argc) {
-		if (rank == 0)
-			fprintf(stderr, PROG ": unexpected argument: %s\n",
-				argv[optind]);
-		MPI_Finalize();
-		exit(2);
-	}
-	if (!c->checkpoint_dir) {
-		const char *e = getenv("ELASTIC_CHECKPOINT_DIR");
-
-		c->checkpoint_dir = e && e[0] ? e : NULL;
-	}
+	finish_args(argc, argv, c);
 }
 
 /* ------------------------------------------------------------------ */
@@ -650,10 +291,10 @@ static void sleep_s(double s)
  * torch.tensor_split(batch, world)[rank] splits it. */
 static void my_part(long n, long *lo, long *hi)
 {
-	long q = n / world, r = n % world;
+	long q = n / n_ranks, r = n % n_ranks;
 
-	*lo = rank * q + (rank < r ? rank : r);
-	*hi = *lo + q + (rank < r ? 1 : 0);
+	*lo = my_rank * q + (my_rank < r ? my_rank : r);
+	*hi = *lo + q + (my_rank < r ? 1 : 0);
 }
 
 /* Rank 0 picks and reads the checkpoint (the newest of
@@ -663,7 +304,7 @@ static void resume_newest(const struct config *c, const struct dataset *ds,
 			  struct state *st, unsigned restart, char *ckpt,
 			  size_t len)
 {
-	if (rank == 0) {
+	if (my_rank == 0) {
 		long long best_step = -1;
 
 		newest_in(getenv("ELASTIC_PREV_CHECKPOINT"), &best_step, ckpt,
@@ -673,10 +314,10 @@ static void resume_newest(const struct config *c, const struct dataset *ds,
 			load_checkpoint(c, ckpt, st);
 	}
 	MPI_Bcast(st, (int)sizeof(*st), MPI_BYTE, 0, MPI_COMM_WORLD);
-	if (rank == 0) {
+	if (my_rank == 0) {
 		printf(PROG ": world %d restart %u %s%s at step %lld, samples "
 			    "consumed %lld, loss %.6f\n",
-		       world, restart,
+		       n_ranks, restart,
 		       ckpt[0] ? "resumed from " : "fresh start", ckpt,
 		       (long long)st->step, (long long)st->consumed,
 		       full_loss(ds, st->w));
@@ -693,46 +334,11 @@ static FILE *open_sample_log(const struct config *c, char *path, size_t len)
 	if (mkdir_p(c->sample_log_dir) != 0)
 		die("cannot create %s: %s", c->sample_log_dir, strerror(errno));
 	snprintf(path, len, "%s/samples.rank%d.world%d.pid%ld.log",
-		 c->sample_log_dir, rank, world, (long)getpid());
+		 c->sample_log_dir, my_rank, n_ranks, (long)getpid());
 	slog = fopen(path, "a");
 	if (!slog)
 		die("cannot write %s: %s", path, strerror(errno));
 	return slog;
-}
-
-/*
- * One SGD step over the global batch of n samples, this rank's part being
- * order[from..to): the weights and momentum of st updated with the mean
- * gradient.  Returns the global batch's sum of squared errors.
- */
-static double sgd_step(const struct config *c, const struct dataset *ds,
-		       struct state *st, const long *order, long from, long to,
-		       long n, double *grad)
-{
-	int nw = c->features + 1;
-	long k;
-	int j;
-
-	/* Local sums: gradient of the squared error, and the error;
-	 * the allreduce adds them over the ranks. */
-	memset(grad, 0, sizeof(double) * (size_t)(nw + 1));
-	for (k = from; k < to; k++) {
-		long i = order[k];
-		const double *x = ds->x + i * c->features;
-		double e = predict(ds, st->w, i) - ds->y[i];
-
-		for (j = 0; j < c->features; j++)
-			grad[j] += 2.0 * e * x[j];
-		grad[c->features] += 2.0 * e;
-		grad[nw] += e * e;
-	}
-	MPI_Allreduce(MPI_IN_PLACE, grad, nw + 1, MPI_DOUBLE, MPI_SUM,
-		      MPI_COMM_WORLD);
-	for (j = 0; j < nw; j++) {
-		st->v[j] = c->momentum * st->v[j] + grad[j] / (double)n;
-		st->w[j] -= c->lr * st->v[j];
-	}
-	return grad[nw];
 }
 
 /* The step's line of the sample log: "step epoch id id ...". */
@@ -754,11 +360,11 @@ static void log_step_samples(FILE *slog, const char *path,
 static void log_step_loss(const struct config *c, const struct state *st,
 			  int64_t epoch, double sqerr, long n)
 {
-	if (rank == 0 && c->log_every && st->step % c->log_every == 0) {
+	if (my_rank == 0 && c->log_every && st->step % c->log_every == 0) {
 		printf("step %lld epoch %lld samples %lld loss %.6f "
 		       "world %d\n",
 		       (long long)st->step, (long long)epoch,
-		       (long long)st->consumed, sqerr / (double)n, world);
+		       (long long)st->consumed, sqerr / (double)n, n_ranks);
 		fflush(stdout);
 	}
 }
@@ -775,10 +381,10 @@ static void stop_on_event(const struct config *c, const struct state *st,
 	flag = elastic_event_detected();
 	MPI_Allreduce(&flag, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
 	if (any) {
-		if (rank == 0 && c->checkpoint_dir)
+		if (my_rank == 0 && c->checkpoint_dir)
 			save_checkpoint(c, c->checkpoint_dir, st, ckpt, len);
 		MPI_Barrier(MPI_COMM_WORLD);
-		if (rank == 0) {
+		if (my_rank == 0) {
 			printf(PROG ": elastic event at step %lld "
 				    "(samples consumed %lld): "
 				    "checkpoint %s, exiting\n",
@@ -801,10 +407,10 @@ static void finish_training(const struct config *c, const struct dataset *ds,
 			    const struct state *st, char *ckpt, size_t len)
 {
 	ckpt[0] = '\0';
-	if (rank == 0 && c->checkpoint_dir && st->step > 0)
+	if (my_rank == 0 && c->checkpoint_dir && st->step > 0)
 		save_checkpoint(c, c->checkpoint_dir, st, ckpt, len);
 	MPI_Barrier(MPI_COMM_WORLD);
-	if (rank == 0) {
+	if (my_rank == 0) {
 		printf(PROG ": done: %d epochs, %lld steps, %lld samples, "
 			    "checkpoint %s\n",
 		       c->epochs, (long long)st->step, (long long)st->consumed,
@@ -830,8 +436,8 @@ int main(int argc, char **argv)
 	int nw;
 
 	MPI_Init(&argc, &argv);
-	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-	MPI_Comm_size(MPI_COMM_WORLD, &world);
+	MPI_Comm_rank(MPI_COMM_WORLD, &my_rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &n_ranks);
 	if (elastic_init() != 0)
 		die("ELASTIC_SIGNAL=%s: not a signal libelastic knows",
 		    getenv("ELASTIC_SIGNAL") ? getenv("ELASTIC_SIGNAL") : "");
@@ -878,7 +484,7 @@ int main(int argc, char **argv)
 		log_step_loss(&c, &st, epoch, sqerr, n);
 		stop_on_event(&c, &st, ckpt, sizeof(ckpt), slog);
 		if (c.checkpoint_every && st.step % c.checkpoint_every == 0 &&
-		    rank == 0 && c.checkpoint_dir)
+		    my_rank == 0 && c.checkpoint_dir)
 			save_checkpoint(&c, c.checkpoint_dir, &st, ckpt,
 					sizeof(ckpt));
 	}
