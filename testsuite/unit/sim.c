@@ -117,6 +117,14 @@ struct sim *sim_start(const struct elastic_opts *o)
 	return s;
 }
 
+struct sim *sim_start_step(unsigned min, unsigned max, unsigned step)
+{
+	struct elastic_opts o;
+
+	opts_step(&o, min, max, step);
+	return sim_start(&o);
+}
+
 void sim_free(struct sim *s)
 {
 	reconcile_destroy(s->r);

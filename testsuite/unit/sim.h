@@ -83,6 +83,8 @@ struct sjob *add_base(struct sim *s, uint32_t nnodes);
 struct sim *sim_new(const struct elastic_opts *o);
 /* The same, with elasticd's first pass made before the base started. */
 struct sim *sim_start(const struct elastic_opts *o);
+/* sim_start() of a step group (opts_step). */
+struct sim *sim_start_step(unsigned min, unsigned max, unsigned step);
 void sim_free(struct sim *s);
 
 /* One pass (on the last snapshot again if same_snapshot); then Slurm does

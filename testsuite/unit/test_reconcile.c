@@ -23,12 +23,10 @@
 /* Step: every unit to max at once, step nodes each. */
 static void step_all_at_once(void **state)
 {
-	struct elastic_opts o;
 	struct sim *s;
 	struct reconcile_group_status st;
 
-	opts_step(&o, 2, 8, 2);
-	s = sim_start(&o);
+	s = sim_start_step(2, 8, 2);
 	pass(s);
 	assert_int_equal(s->submits, 3);
 	for (unsigned i = 0; i < 3; i++)
@@ -204,13 +202,11 @@ static void random_worlds_allowed(void **state)
 
 static void debounce(void **state)
 {
-	struct elastic_opts o;
 	struct sim *s;
 	uint32_t ids[8] = { 0 };
 	struct reconcile_group_status st;
 
-	opts_step(&o, 1, 4, 1);
-	s = sim_start(&o);
+	s = sim_start_step(1, 4, 1);
 	pass(s); /* 3 units pending */
 	advance(s, 10000);
 	pass(s); /* scale delay after the base started: world = base */
@@ -249,13 +245,11 @@ static void debounce(void **state)
 
 static void preempt_at_once(void **state)
 {
-	struct elastic_opts o;
 	struct sim *s;
 	uint32_t ids[8] = { 0 };
 	struct reconcile_group_status st;
 
-	opts_step(&o, 1, 4, 1);
-	s = sim_start(&o);
+	s = sim_start_step(1, 4, 1);
 	grow_to_target(s);
 	st = status(s, NULL, 0);
 	assert_int_equal(st.world_nodes, 4);
@@ -305,13 +299,11 @@ static void preempt_at_once(void **state)
  * cancelled at once: the preemptor need not wait for the grace. */
 static void preempt_ranks_gone(void **state)
 {
-	struct elastic_opts o;
 	struct sim *s;
 	uint32_t ids[8] = { 0 };
 
 	(void)state;
-	opts_step(&o, 1, 4, 1);
-	s = sim_start(&o);
+	s = sim_start_step(1, 4, 1);
 	grow_to_target(s);
 	assert_int_equal(units(s, PHASE_RUNNING, ANY, ids, 8), 3);
 	preempt(s, ids[1]);
@@ -336,7 +328,6 @@ static void preempt_ranks_gone(void **state)
  * RUNNING again before the grace ends; slow ranks are a grace warning. */
 static void launcher_report(void **state)
 {
-	struct elastic_opts o;
 	struct sim *s;
 	uint32_t ids[8] = { 0 };
 	struct reconcile_group_status st;
@@ -344,8 +335,7 @@ static void launcher_report(void **state)
 	struct elasticd_view *v;
 
 	(void)state;
-	opts_step(&o, 1, 4, 1);
-	s = sim_start(&o);
+	s = sim_start_step(1, 4, 1);
 	grow_to_target(s);
 	units(s, PHASE_RUNNING, ANY, ids, 8);
 	preempt(s, ids[1]);
@@ -391,12 +381,10 @@ static void launcher_report(void **state)
 /* A preempted unit that ends before a pass saw its grace. */
 static void preempt_missed_grace(void **state)
 {
-	struct elastic_opts o;
 	struct sim *s;
 	uint32_t ids[8] = { 0 };
 
-	opts_step(&o, 1, 3, 1);
-	s = sim_start(&o);
+	s = sim_start_step(1, 3, 1);
 	grow_to_target(s);
 	units(s, PHASE_RUNNING, ANY, ids, 8);
 	end_job(s, ids[0], END_PREEMPTED);
@@ -411,13 +399,11 @@ static void preempt_missed_grace(void **state)
 
 static void fault_replaced_in_time(void **state)
 {
-	struct elastic_opts o;
 	struct sim *s;
 	uint32_t ids[8] = { 0 }, world[8] = { 0 };
 	struct reconcile_group_status st;
 
-	opts_step(&o, 1, 3, 1);
-	s = sim_start(&o);
+	s = sim_start_step(1, 3, 1);
 	grow_to_target(s);
 	units(s, PHASE_RUNNING, ANY, ids, 8);
 	end_job(s, ids[0], END_FAILED);
@@ -444,13 +430,11 @@ static void fault_replaced_in_time(void **state)
 
 static void fault_timeout_shrinks(void **state)
 {
-	struct elastic_opts o;
 	struct sim *s;
 	uint32_t ids[8] = { 0 };
 	struct reconcile_group_status st;
 
-	opts_step(&o, 2, 6, 2);
-	s = sim_start(&o);
+	s = sim_start_step(2, 6, 2);
 	grow_to_target(s);
 	assert_int_equal(status(s, NULL, 0).world_nodes, 6);
 	units(s, PHASE_RUNNING, ANY, ids, 8);
@@ -481,12 +465,10 @@ static void fault_timeout_shrinks(void **state)
  * below min: until it starts, the group waits. */
 static void base_loses_nodes(void **state)
 {
-	struct elastic_opts o;
 	struct sim *s;
 	struct reconcile_group_status st;
 
-	opts_step(&o, 2, 2, 1);
-	s = sim_start(&o);
+	s = sim_start_step(2, 2, 1);
 	advance(s, 10000);
 	pass(s);
 	assert_int_equal(status(s, NULL, 0).world_nodes, 2);

@@ -24,13 +24,11 @@
  * nothing and takes a generation above the old one. */
 static void restart_adopts(void **state)
 {
-	struct elastic_opts o;
 	struct sim *s;
 	struct reconcile_group_status before, after;
 	uint32_t world[8];
 
-	opts_step(&o, 1, 4, 1);
-	s = sim_start(&o);
+	s = sim_start_step(1, 4, 1);
 	grow_to_target(s);
 	for (int i = 0; i < 5; i++) { /* churn the generation up */
 		uint32_t ids[8] = { 0 };
@@ -65,15 +63,13 @@ static void restart_adopts(void **state)
  * member lost while elasticd was down is handled as usual. */
 static void restart_with_state(void **state)
 {
-	struct elastic_opts o;
 	struct sim *s;
 	struct reconcile_group_status before, after;
 	elastic_error_t err;
 	char *text;
 	uint32_t ids[8] = { 0 };
 
-	opts_step(&o, 1, 4, 1);
-	s = sim_start(&o);
+	s = sim_start_step(1, 4, 1);
 	grow_to_target(s);
 	before = status(s, NULL, 0);
 	assert_true(reconcile_dirty(s->r));
@@ -107,15 +103,13 @@ static void restart_with_state(void **state)
  * user's, running): elasticd never signals it. */
 static void restored_world_checked(void **state)
 {
-	struct elastic_opts o;
 	struct sim *s;
 	elastic_error_t err;
 	struct sjob *foreign;
 	char text[256];
 
 	(void)state;
-	opts_step(&o, 1, 2, 1);
-	s = sim_start(&o);
+	s = sim_start_step(1, 2, 1);
 	grow_to_target(s);
 	foreign = add(s, ROLE_OTHER, PHASE_RUNNING, 1);
 	foreign->uid = OWNER + 1;
@@ -183,15 +177,13 @@ static void state_text(void **state)
 
 static void view(void **state)
 {
-	struct elastic_opts o;
 	struct sim *s;
 	struct elasticd_view *v;
 	const struct group_info *g;
 	uint32_t ids[8] = { 0 };
 	size_t base = 0, pre = 0;
 
-	opts_step(&o, 2, 4, 1);
-	s = sim_start(&o);
+	s = sim_start_step(2, 4, 1);
 	grow_to_target(s);
 	units(s, PHASE_RUNNING, ANY, ids, 8);
 	preempt(s, ids[0]);

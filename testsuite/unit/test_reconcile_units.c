@@ -180,12 +180,10 @@ static void caps(void **state)
 static void submit_bounds_group_user(void **state)
 {
 	struct reconcile_config cfg;
-	struct elastic_opts o;
 	struct sim *s;
 
 	(void)state;
-	opts_step(&o, 1, 100, 1);
-	s = sim_start(&o);
+	s = sim_start_step(1, 100, 1);
 	s->pol.max_nodes = 100;
 	reconcile_config_defaults(&cfg);
 	pass(s);
@@ -266,12 +264,10 @@ static bool noted(struct sim *s, const char *text)
 /* A base moved out of BasePartitions gets no units. */
 static void base_partition_checked(void **state)
 {
-	struct elastic_opts o;
 	struct sim *s;
 
 	(void)state;
-	opts_step(&o, 1, 4, 1);
-	s = sim_start(&o);
+	s = sim_start_step(1, 4, 1);
 	s->pol.base_partitions.n = 1;
 	strcpy(s->pol.base_partitions.name[0], "base");
 	strcpy(job(s, BASE)->partition, "high");
@@ -293,11 +289,9 @@ static void base_partition_checked(void **state)
 
 static void base_ends_units_cancelled(void **state)
 {
-	struct elastic_opts o;
 	struct sim *s;
 
-	opts_step(&o, 1, 4, 1);
-	s = sim_start(&o);
+	s = sim_start_step(1, 4, 1);
 	grow_to_target(s);
 	pass(s);
 	assert_int_equal(count(s, PHASE_RUNNING, ANY), 3);
@@ -335,13 +329,11 @@ static void base_ends_units_cancelled(void **state)
  * world above the old generation. */
 static void base_requeued(void **state)
 {
-	struct elastic_opts o;
 	struct sim *s;
 	struct reconcile_group_status st;
 	uint64_t gen;
 
-	opts_step(&o, 1, 2, 1);
-	s = sim_start(&o);
+	s = sim_start_step(1, 2, 1);
 	grow_to_target(s);
 	gen = status(s, NULL, 0).generation;
 	job(s, BASE)->phase = PHASE_PENDING;
@@ -366,12 +358,10 @@ static void base_requeued(void **state)
 
 static void orphans(void **state)
 {
-	struct elastic_opts o;
 	struct sim *s;
 	struct sjob *u, *v, *w;
 
-	opts_step(&o, 1, 2, 1);
-	s = sim_start(&o);
+	s = sim_start_step(1, 2, 1);
 	/* A unit of a group whose base is gone from slurmctld. */
 	u = add(s, ROLE_UNIT, PHASE_RUNNING, 1);
 	u->unit = (struct unit_tag){ 99, UNIT_PREEMPTIBLE, 1, 0 };
@@ -398,13 +388,11 @@ static void orphans(void **state)
  * the retry time. */
 static void orphan_cancel_retried(void **state)
 {
-	struct elastic_opts o;
 	struct sim *s;
 	struct sjob *u;
 	uint32_t id;
 
-	opts_step(&o, 1, 2, 1);
-	s = sim_start(&o);
+	s = sim_start_step(1, 2, 1);
 	u = add(s, ROLE_UNIT, PHASE_RUNNING, 1);
 	u->unit = (struct unit_tag){ 99, UNIT_PREEMPTIBLE, 1, 0 };
 	id = u->id;
@@ -428,13 +416,11 @@ static void orphan_cancel_retried(void **state)
  * says which), not one more: none is cancelled, none submitted again. */
 static void answers_late(void **state)
 {
-	struct elastic_opts o;
 	struct sim *s;
 	uint32_t ids[8] = { 0 };
 
 	(void)state;
-	opts_step(&o, 1, 4, 1);
-	s = sim_start(&o);
+	s = sim_start_step(1, 4, 1);
 	s->late = true;
 	pass(s);
 	assert_int_equal(s->submits, 3);
@@ -518,11 +504,9 @@ static void idempotent(void **state)
 /* Submissions refused: asked again only after a growing wait. */
 static void refused_backoff(void **state)
 {
-	struct elastic_opts o;
 	struct sim *s;
 
-	opts_step(&o, 1, 2, 1);
-	s = sim_start(&o);
+	s = sim_start_step(1, 2, 1);
 	s->refuse = true;
 	pass(s);
 	assert_int_equal(s->submits, 1);
@@ -578,11 +562,9 @@ static void time_limit(void **state)
 /* No preemptible partition configured: no units, one note. */
 static void no_partition(void **state)
 {
-	struct elastic_opts o;
 	struct sim *s;
 
-	opts_step(&o, 1, 2, 1);
-	s = sim_start(&o);
+	s = sim_start_step(1, 2, 1);
 	s->pol.preemptible_partitions.n = 0;
 	pass(s);
 	assert_int_equal(s->submits, 0);
@@ -606,12 +588,10 @@ static void no_partition(void **state)
 /* A unit that fits no increment (the policy's cap fell): released. */
 static void surplus_released(void **state)
 {
-	struct elastic_opts o;
 	struct sim *s;
 	struct sjob *u;
 
-	opts_step(&o, 1, 3, 1);
-	s = sim_start(&o);
+	s = sim_start_step(1, 3, 1);
 	pass(s);
 	s->pol.max_nodes = 2;
 	pass(s);
