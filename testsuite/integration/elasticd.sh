@@ -28,7 +28,7 @@ figure() { diag "figure: $*"; }
 # ed_setup: everything a test of elasticd needs, or bail out (a missing
 # binary or user is a failure, not a skip); then a private temporary
 # directory ED_TMP (writable by the test users), the daemon's config and
-# log, and the EXIT trap that cleans up.
+# log, and the cleanup at exit.
 ed_setup() {
 	require_cluster
 	require_users
@@ -55,7 +55,7 @@ ed_setup() {
 	rm -rf "$ED_STATE"
 	mkdir -p "$ED_STATE"
 	ed_write_conf
-	trap ed_cleanup EXIT
+	at_exit ed_cleanup
 }
 
 # ed_write_conf [KEY=VALUE...]: elasticd's own copy of the cluster's
@@ -440,6 +440,20 @@ filler() {
 	sbatch --parsable -p "$1" -N "$2" ${3:+-w "$3"} -J filler -D "$ED_TMP" -o /dev/null -t 30 --wrap 'exec sleep 1800'
 }
 
+# two_of_four: the set-up of the tests that kill a daemon mid-resize: a
+# base-partition job ($fill) on 2 of the 4 nodes, and a min=1 max=4 group
+# ($base) at a world of 2 on the others, with a scale delay (4 s) long
+# enough to kill or restart a daemon inside the resize that scancel
+# "$fill" starts.  Three tests.
+two_of_four() {
+	fill=$(filler base 2)
+	ok "a base-partition job holds 2 of the 4 nodes" wait_until 30 job_running "$fill"
+	base=$(submit_group "$TEST_USER" --elastic-min=1 --elastic-max=4 --elastic-step=1 --elastic-scale-delay=4)
+	like "a min=1 max=4 group is accepted" "$base" '^[0-9]+$'
+	ok "with 2 nodes free it reaches a world of 2" gwait 60 "$base" 'world == 2 and len(units()) == 1 and state == "RUNNING"' ||
+		show_group "$base"
+}
+
 # squeue_py EXPR: EXPR over every job slurmctld knows (squeue --json: jobs
 # still listed after they ended too), with jobs, live(j), unit(j) (the
 # parsed elastic-unit:v1 tag or None) and base_tag(j).
@@ -495,7 +509,7 @@ job_hosts() { scontrol show hostnames "$(job_field "$1" NodeList)" 2>/dev/null; 
 
 # node_fail NODE: the node's host crashes (minicluster crash: every process
 # on it killed, its link down) and stays down until node_resume boots it;
-# the EXIT trap boots it too.  Slurm finds out as on a real cluster, when
+# the cleanup at exit boots it too.  Slurm finds out as on a real cluster, when
 # the node stops answering (SlurmdTimeout): its jobs end (NODE_FAIL) or
 # lose it (--no-kill).
 node_fail() {

@@ -66,6 +66,43 @@ bail() {
 	exit 1
 }
 
+# at_exit CMD: run CMD (a shell command, eval'ed) when the test ends, the
+# last registered first.  The one EXIT trap of every test: a test and the
+# libraries it sources each add their cleanups here, none replaces
+# another's.  Each cleanup sees the test's exit status in $?.
+_t_at_exit=()
+at_exit() { _t_at_exit=("$1" "${_t_at_exit[@]}"); }
+_t_exit() {
+	local rc=$? c
+	for c in "${_t_at_exit[@]}"; do
+		(exit "$rc")
+		eval "$c"
+	done
+	return "$rc"
+}
+trap _t_exit EXIT
+
+# make_tmp VAR [NAME]: a private temporary directory in VAR, removed at
+# exit unless KEEP_TMP is set.
+make_tmp() {
+	local d
+	d=$(mktemp -d "${TMPDIR:-/tmp}/${2:-${0##*/}}.XXXXXX") || bail "mktemp failed"
+	printf -v "$1" '%s' "$d"
+	at_exit "[ -n \"\${KEEP_TMP:-}\" ] || rm -rf '$d'"
+}
+
+# log_has FILE ERE: FILE has a line matching ERE (for wait_until).
+log_has() { grep -qE -- "$2" "$1" 2>/dev/null; }
+
+# nfiles GLOB [DIR]: how many entries of DIR (default $W) match GLOB;
+# have GLOB N: at least N.
+nfiles() { find "${2:-$W}" -maxdepth 1 -name "$1" | wc -l; }
+have() { [ "$(nfiles "$1")" -ge "$2" ]; }
+
+# The launcher under test, from the build tree.
+# shellcheck disable=SC2034 # used by the tests
+RUN="$ELASTIC_BUILDDIR/src/elastic-run/elastic-run"
+
 # wait_until SECONDS CMD...: poll CMD every 0.1 s until it succeeds or the
 # deadline passes; returns CMD's last status.
 wait_until() {
@@ -157,7 +194,8 @@ POLICY="$MC_DIR/etc/elastic.conf"
 set_policy() {
 	[ -f "$POLICY.orig" ] || cp "$POLICY" "$POLICY.orig"
 	printf '%s\n' "$@" >"$POLICY"
-	trap restore_policy EXIT
+	[ -n "${_t_policy_hooked:-}" ] || at_exit restore_policy
+	_t_policy_hooked=1
 }
 restore_policy() {
 	[ -f "$POLICY.orig" ] && mv -f "$POLICY.orig" "$POLICY"

@@ -4,19 +4,44 @@
 # (the job's output file) and PHASE_FIGURE (the figures' prefix).
 # shellcheck shell=bash
 
-# pytorch_setup: RUN (elastic-run), EX (the example's directory), and W, a
-# directory the test user's job writes samples/ and ckpt/ in; after
-# ed_setup.
+# pytorch_setup: EX (the example's directory), and W, a directory the test
+# user's job writes samples/ and ckpt/ in; after ed_setup.
 pytorch_setup() {
-	RUN="$ELASTIC_BUILDDIR/src/elastic-run/elastic-run"
 	EX="$ELASTIC_SRCDIR/contribs/examples/pytorch"
 	W=$ED_TMP/w
 	mkdir -p "$W/samples" "$W/ckpt" && chmod -R 777 "$W"
 	"$PYTHON" -c 'import torch' 2>/dev/null || bail "python3-torch is not installed"
 }
 
+# submit_ddp MIN TIMEOUT: the test user's min=MIN max=4 group training
+# the example under elastic-run ($SAMPLES, $BATCH, $EPOCHS, a checkpoint
+# every $EVERY steps, the samples logged in $W/samples, output to $out);
+# its base job id.
+submit_ddp() {
+	ED_WRAP="export OMP_NUM_THREADS=1 PYTHONPATH=$ELASTIC_SRCDIR/contribs/python
+exec $RUN -- $PYTHON $EX/train_ddp.py --samples $SAMPLES --global-batch $BATCH --epochs $EPOCHS \
+	--step-sleep 0.05 --checkpoint-every $EVERY --log-every 5 --sample-log-dir $W/samples --timeout $2" \
+		submit_group "$TEST_USER" --elastic-min="$1" --elastic-max=4 --elastic-step=1 \
+		--elastic-scale-delay=2 --elastic-grace=30 --elastic-fault-timeout=5 \
+		--elastic-checkpoint-dir="$W/ckpt/%j" -o "$out"
+}
+
 log() { grep -E -- "$1" "$out" 2>/dev/null; }
-log_has() { grep -qE -- "$1" "$out" 2>/dev/null; }
+
+# trained_well WHAT: at the end, three tests: every (epoch, sample)
+# processed once, none repeated beyond the window of one checkpoint
+# interval (the steps a world redid after WHAT), none missing; the loss
+# divided by more than 10.
+trained_well() {
+	local window=$(((EVERY + 1) * BATCH)) cs init final
+	cs=$(runuser -u "$TEST_USER" -- "$PYTHON" "$EX/check_samples.py" "$W/samples" "$SAMPLES" "$EPOCHS" --window "$window")
+	ok "every sample of every epoch processed, none repeated beyond the $window of $1: $cs" \
+		runuser -u "$TEST_USER" -- "$PYTHON" "$EX/check_samples.py" "$W/samples" "$SAMPLES" "$EPOCHS" --window "$window"
+	like "... and nothing missing" "$cs" ' 0 missing, 0 unexpected'
+	init=$(log '^initial loss ' | awk '{ print $3 }')
+	final=$(log '^final loss ' | awk '{ print $3 }')
+	ok "the loss decreased ($init -> $final)" awk -v a="$init" -v b="$final" 'BEGIN { exit !(b < a / 10) }'
+}
 # resumed_at W: the restart count of the newest start of a world of W ranks.
 resumed_at() { log "^train_ddp: world $1 restart [0-9]+ " | tail -n1 | sed -E 's/^train_ddp: world [0-9]+ restart ([0-9]+) .*/\1/'; }
 # trains_at W R: rank 0 of restart R (world W) logged a training step.

@@ -28,7 +28,7 @@ leftovers() {
 	} 2>/dev/null
 }
 cleanup() { mch down >/dev/null 2>&1; }
-trap cleanup EXIT
+at_exit cleanup
 
 mch down >/dev/null 2>&1
 t0=$(date +%s.%N)

@@ -6,8 +6,8 @@ require_cluster
 
 plan 61
 
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"; restore_policy' EXIT
+make_tmp tmp
+at_exit restore_policy
 
 tag_has() { # tag_has DESC SBATCH-ARGS... -- WORD...
 	local desc=$1 args=() jid tag w miss=""

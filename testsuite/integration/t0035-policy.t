@@ -7,7 +7,7 @@
 require_cluster
 
 plan 19
-trap restore_policy EXIT
+at_exit restore_policy
 
 accepted() { # accepted DESC SBATCH-ARGS...
 	local desc=$1 out

@@ -11,7 +11,7 @@ restore_conf() {
 	[ -f "$conf.orig" ] && mv -f "$conf.orig" "$conf" && scontrol reconfigure
 	return 0
 }
-trap restore_conf EXIT
+at_exit restore_conf
 
 submit() {
 	sbatch --parsable -H -N1 -J untouched --comment=mine -p ondemand \

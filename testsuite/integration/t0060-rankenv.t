@@ -7,9 +7,8 @@ require_cluster
 
 plan 26
 
-tmp=$(mktemp -d)
+make_tmp tmp
 chmod 755 "$tmp"
-trap '[ "${KEEP_TMP:-}" ] || rm -rf "$tmp"' EXIT
 VARS="RANK LOCAL_RANK WORLD_SIZE LOCAL_WORLD_SIZE GROUP_RANK MASTER_ADDR MASTER_PORT ELASTIC_JOB_ID ELASTIC_RESTART_COUNT ELASTIC_NNODES ELASTIC_PREV_NNODES ELASTIC_CHECKPOINT_DIR ELASTIC_PREV_CHECKPOINT ELASTIC_SIGNAL"
 # One line per task: node, then each variable as NAME=value (unset: NAME!).
 cat >"$tmp/show" <<EOS

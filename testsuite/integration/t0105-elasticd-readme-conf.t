@@ -11,13 +11,6 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/elasticd.sh"
 ed_setup
-# ed_cleanup's, and the cluster's own elastic.conf back.
-both_cleanups() {
-	local rc=$?
-	restore_policy
-	(exit $rc)
-	ed_cleanup
-}
 
 plan 14
 
@@ -37,7 +30,6 @@ conf=$(printf '%s\n' "$conf" | sed -E "s/^(ElasticdListen|ElasticdServer)=.*/\1=
 # plus, for elasticd, where it listens and keeps its state.
 use_conf() {
 	set_policy "$@"
-	trap both_cleanups EXIT
 	{
 		printf '%s\n' "$@"
 		echo "ElasticdListen=$ED_SERVER"
@@ -79,13 +71,11 @@ ok "elasticd stops on SIGTERM" ed_stop
 # No elasticd runs: the clients must fail on the configuration alone.
 mapfile -t lines < <(printf '%s\n' "$conf" | grep -vE '^(ElasticdListen|ElasticdServer)=')
 set_policy "${lines[@]}" "ElasticdListen=*:$ED_PORT"
-trap both_cleanups EXIT
 no_server="no ElasticdServer in $POLICY, and ElasticdListen=\\*:$ED_PORT is not an address other hosts can reach: set ElasticdServer=HOST:PORT"
 out=$("$ELASTICCTL" status 2>&1)
 rc=$?
 is "elasticctl without --server fails (exit 1) with one line" "$rc $(printf '%s\n' "$out" | wc -l)" "1 1"
 like "... naming ElasticdServer and ElasticdListen" "$out" "^elasticctl: $no_server"
-RUN="$ELASTIC_BUILDDIR/src/elastic-run/elastic-run"
 jid=$(sbatch --parsable --elastic-min=1 --elastic-max=1 -D "$ED_TMP" -o "$ED_TMP/run.out" -t 5 \
 	--wrap "$RUN -- touch $ED_TMP/launched")
 wait_until 60 job_gone_or_done "$jid"

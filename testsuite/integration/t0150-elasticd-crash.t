@@ -11,13 +11,7 @@ ed_setup
 plan 20
 
 ok "elasticd starts" ed_start
-fill=$(filler base 2)
-ok "a base-partition job holds 2 of the 4 nodes" wait_until 30 job_running "$fill"
-# A scale delay long enough to kill elasticd inside it.
-base=$(submit_group "$TEST_USER" --elastic-min=1 --elastic-max=4 --elastic-step=1 --elastic-scale-delay=4)
-like "a min=1 max=4 group is accepted" "$base" '^[0-9]+$'
-ok "with 2 nodes free it reaches a world of 2" gwait 60 "$base" 'world == 2 and len(units()) == 1 and state == "RUNNING"' ||
-	show_group "$base"
+two_of_four
 
 # --- kill -9 during a resize --------------------------------------------------
 scancel "$fill"

@@ -16,7 +16,6 @@ plan 15
 
 ALICE=$TEST_USER
 BOB=$OTHER_USER
-RUN="$ELASTIC_BUILDDIR/src/elastic-run/elastic-run"
 IMP_PORT=$((MC_PORT_BASE + 57))
 IMP_LOG=$ED_TMP/impostor.log
 IMP_PIDFILE=$ED_TMP/impostor.pid
@@ -67,14 +66,8 @@ impostor_stop() {
 	rm -f "$IMP_PIDFILE"
 }
 impostor_up() { [ -s "$IMP_PIDFILE" ] && curl -s -m 2 -o /dev/null "http://$IMP_HOST:$IMP_PORT/"; }
-# ed_cleanup's, after the impostor is gone.
-both_cleanups() {
-	local rc=$?
-	impostor_stop
-	(exit $rc)
-	ed_cleanup
-}
-trap both_cleanups EXIT
+# Before ed_cleanup (at_exit: last added, first run).
+at_exit impostor_stop
 ok "$BOB's impostor listens" wait_until 20 impostor_up
 : >"$IMP_LOG"
 

@@ -8,10 +8,8 @@ require_cluster
 
 plan 26
 
-RUN="$ELASTIC_BUILDDIR/src/elastic-run/elastic-run"
-tmp=$(mktemp -d)
+make_tmp tmp
 chmod 755 "$tmp"
-trap '[ "${KEEP_TMP:-}" ] || rm -rf "$tmp"' EXIT
 
 # A rank: records what it sees, loops, and on the event (SIGURG) writes a
 # "checkpoint" and exits 0.  $W/deaf: ignore the event; $W/fail: fail at once; $W/last=N: finish
@@ -26,15 +24,12 @@ trap 'echo "ck $RANK" >"$W/ckpt.$ELASTIC_RESTART_COUNT.$RANK"; exit 0' URG
 while :; do sleep 0.1; done
 EOS
 chmod 755 "$tmp/worker.sh"
-nfiles() { ls "$W" 2>/dev/null | grep -c "^$1" || true; }
-have_files() { [ "$(nfiles "$1")" -ge "$2" ]; }
-log_has() { grep -q -- "$2" "$1" 2>/dev/null; }
 
 # --- elastic events: relaunch, same world ------------------------------------
 W="$tmp/ok" && mkdir -p "$W" && echo 3 >"$W/last"
 jid=$(sbatch --parsable --elastic-min=2 --elastic-max=2 --elastic-grace=10 -o "$W/out" \
 	--export=ALL,W="$W" --wrap "exec $RUN -- $tmp/worker.sh")
-ok "the ranks of the first launch start" wait_until 60 have_files ranks.0. 2
+ok "the ranks of the first launch start" wait_until 60 have "ranks.0.*" 2
 ok "... and elastic-run says they are up" wait_until 20 log_has "$W/out" 'event=ranks-up restart=0 nnodes=2 ranks=2'
 is "... RANK/WORLD_SIZE/RESTART/PREV_NNODES: 0 2 0 0 and 1 2 0 0" \
 	"$(cat "$W"/ranks.0.* | awk '{print $1, $2, $3, $4}' | sort | tr '\n' ';')" "0 2 0 0;1 2 0 0;"
@@ -42,8 +37,8 @@ is "... RANK/WORLD_SIZE/RESTART/PREV_NNODES: 0 2 0 0 and 1 2 0 0" \
 # The elastic event as preemption brings it: the signal on every step and
 # on the batch step (so elastic-run sees it too).
 scancel --full --signal=URG "$jid"
-ok "on the event the ranks checkpoint" wait_until 20 have_files ckpt.0. 2
-ok "... and are relaunched" wait_until 30 have_files ranks.1. 2
+ok "on the event the ranks checkpoint" wait_until 20 have "ckpt.0.*" 2
+ok "... and are relaunched" wait_until 30 have "ranks.1.*" 2
 is "... with ELASTIC_RESTART_COUNT=1, ELASTIC_PREV_NNODES=2, the same world" \
 	"$(cat "$W"/ranks.1.* | awk '{print $1, $2, $3, $4}' | sort | tr '\n' ';')" "0 2 1 2;1 2 1 2;"
 ok "... and are up again" wait_until 20 log_has "$W/out" 'event=ranks-up restart=1'
@@ -52,15 +47,15 @@ ok "... and are up again" wait_until 20 log_has "$W/out" 'event=ranks-up restart
 pid=$(pgrep -f "^$RUN -- $tmp/worker.sh" | head -n1)
 ok "elastic-run runs in the batch script" test -n "$pid"
 [ -n "$pid" ] && kill -USR1 "$pid"
-ok "SIGUSR1 to elastic-run: the ranks are told and checkpoint" wait_until 20 have_files ckpt.1. 2
-ok "... and are relaunched with ELASTIC_RESTART_COUNT=2" wait_until 30 have_files ranks.2. 2
+ok "SIGUSR1 to elastic-run: the ranks are told and checkpoint" wait_until 20 have "ckpt.1.*" 2
+ok "... and are relaunched with ELASTIC_RESTART_COUNT=2" wait_until 30 have "ranks.2.*" 2
 ok "... and are up again" wait_until 20 log_has "$W/out" 'event=ranks-up restart=2'
 
 # The event raised on the steps only, as elasticd does: elastic-run hears
 # of it from its sentinel step.
 ok "elastic-event raise JOB succeeds" "$ELASTIC_BUILDDIR/src/elastic-event/elastic-event" raise "$jid"
-ok "... the ranks checkpoint" wait_until 20 have_files ckpt.2. 2
-ok "... and are relaunched with ELASTIC_RESTART_COUNT=3" wait_until 30 have_files ranks.3. 2
+ok "... the ranks checkpoint" wait_until 20 have "ckpt.2.*" 2
+ok "... and are relaunched with ELASTIC_RESTART_COUNT=3" wait_until 30 have "ranks.3.*" 2
 like "... elastic-run saw it raised on the steps" "$(grep 'event=event restart=2' "$W/out")" 'cause=raised signal=URG on=steps'
 ok "the job completes when the ranks finish" wait_until 30 job_gone_or_done "$jid"
 is "... COMPLETED" "$(job_field "$jid" JobState)" COMPLETED
@@ -79,7 +74,7 @@ jid=$(sbatch --parsable --elastic-min=2 --elastic-max=2 --elastic-grace=3 -o "$W
 	--export=ALL,W="$W" --wrap "exec $RUN -- $tmp/worker.sh")
 ok "ranks that ignore the event start" wait_until 60 log_has "$W/out" 'event=ranks-up restart=0'
 "$ELASTIC_BUILDDIR/src/elastic-event/elastic-event" raise "$jid"
-ok "... are killed after the grace and relaunched" wait_until 30 have_files ranks.1. 2
+ok "... are killed after the grace and relaunched" wait_until 30 have "ranks.1.*" 2
 like "... the timeline says they were killed after 3 s" "$(grep 'event=exited restart=0' "$W/out")" 'killed_members=1 grace=3 waited=[3-9]\.'
 ok "... and the job completes" wait_until 30 job_gone_or_done "$jid"
 

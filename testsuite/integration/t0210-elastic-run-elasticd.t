@@ -9,7 +9,6 @@ ed_setup
 
 plan 35
 
-RUN="$ELASTIC_BUILDDIR/src/elastic-run/elastic-run"
 W=$ED_TMP/w
 mkdir -p "$W" && chmod 777 "$W"
 # A rank: records what it sees; on the event writes a "checkpoint" and
@@ -34,7 +33,6 @@ EOS
 chmod 755 "$ED_TMP/worker.sh"
 
 out=$W/out
-log_has() { grep -qE -- "$1" "$out" 2>/dev/null; }
 # restart_of N: the restart count of the newest launch of N nodes whose
 # ranks are all up.
 restart_of() {
@@ -45,8 +43,6 @@ restart_of() {
 ranks() { cat "$W"/r."$1".* 2>/dev/null | awk '{ print $1, $2, $3, $4, $5 }' | sort -n; }
 jobs_of() { cat "$W"/r."$1".* 2>/dev/null | awk '{ print $6 }' | sort -un | tr '\n' ' ' | sed 's/ $//'; }
 masters_of() { cat "$W"/r."$1".* 2>/dev/null | awk '{ print $7 }' | sort -u | wc -l; }
-nfiles() { find "$W" -maxdepth 1 -name "$1" | wc -l; }
-have() { [ "$(nfiles "$1")" -ge "$2" ]; }
 expect_ranks() { # expect_ranks RESTART N PREV GROUP
 	local i
 	for ((i = 0; i < $2; i++)); do echo "$i $2 $1 $3 $4"; done
@@ -60,7 +56,7 @@ like "a min=1 max=4 group runs elastic-run" "$base" '^[0-9]+$'
 
 # --- growth ---------------------------------------------------------------
 ok "the group grows to 4 nodes" gwait 60 "$base" 'world == 4 and len(units()) == 3' || show_group "$base"
-ok "elastic-run relaunches its ranks over the 4 nodes" wait_until 60 log_has 'event=ranks-up restart=[0-9]+ nnodes=4 '
+ok "elastic-run relaunches its ranks over the 4 nodes" wait_until 60 log_has "$out" 'event=ranks-up restart=[0-9]+ nnodes=4 '
 r4=$(restart_of 4)
 ok "... 4 ranks start" wait_until 10 have "r.$r4.*" 4
 is "... one world: RANK 0-3, WORLD_SIZE=4, ELASTIC_JOB_ID the base" \
@@ -83,7 +79,7 @@ like "a 2-node high-priority job is accepted" "$hjid" '^[0-9]+$'
 ok "every rank of the 4-node world is told and checkpoints" wait_until 30 have "ck.$r4.*" 4
 t_ck=$(cat "$W"/ck."$r4".* | sort -n | tail -n1)
 figure "elastic-run: preemptor submitted to the last rank's checkpoint: $(awk -v a="$t0" -v b="$t_ck" 'BEGIN { printf "%.2f", b - a }') s"
-ok "the ranks are relaunched over the 2 nodes left" wait_until 60 log_has "event=ranks-up restart=[0-9]+ nnodes=2 "
+ok "the ranks are relaunched over the 2 nodes left" wait_until 60 log_has "$out" "event=ranks-up restart=[0-9]+ nnodes=2 "
 r2=$(restart_of 2)
 figure "elastic-run: preemptor submitted to the ranks up at 2 nodes: $(secs_since "$t0") s"
 ok "... 2 ranks start" wait_until 10 have "r.$r2.*" 2
@@ -121,7 +117,7 @@ is "... in the group's document" "$(gq "$base" 'g["grace_warning"]')" true
 
 # --- the end --------------------------------------------------------------------
 touch "$W/finish"
-ok "the ranks finish and elastic-run reports success" wait_until 30 log_has 'event=done .*result=success'
+ok "the ranks finish and elastic-run reports success" wait_until 30 log_has "$out" 'event=done .*result=success'
 ok "the base job completes" wait_until 30 eval '[ "$(job_field "$base" JobState)" = COMPLETED ]'
 ok "its units are released" wait_until 30 eval '[ -z "$(slurm_units "$base")" ]'
 ok "the ended group's status still reads: ENDED" wait_until 10 eval 'ctl "$TEST_USER" status "$base" | grep -q "^group $base: ENDED"'

@@ -11,7 +11,6 @@ ed_setup
 
 plan 13
 
-RUN="$ELASTIC_BUILDDIR/src/elastic-run/elastic-run"
 W=$ED_TMP/w
 mkdir -p "$W" && chmod 777 "$W"
 # A rank: records its launch; on the event exits 0 (checkpointed); once
@@ -30,9 +29,7 @@ EOS
 chmod 755 "$ED_TMP/worker.sh"
 
 out=$W/out
-log_has() { grep -qE -- "$1" "$out" 2>/dev/null; }
 launches_since() { tail -n +"$(($1 + 1))" "$out" 2>/dev/null | grep -E 'event=(re)?launch ' || true; }
-nfiles() { find "$W" -maxdepth 1 -name "$1" | wc -l; }
 
 ok "elasticd starts" ed_start
 # Every node of the preemptible partitions but two (the base's) is taken.
@@ -42,7 +39,7 @@ base=$(ED_WRAP="exec $RUN -- $ED_TMP/worker.sh" \
 	submit_group "$TEST_USER" --elastic-min=2 --elastic-max=2 \
 	--elastic-fault-timeout=5 --elastic-grace=5 -o "$out" --export=ALL,W="$W")
 ok "a min=2 max=2 group runs its ranks on its base's 2 nodes" \
-	wait_until 60 log_has 'event=ranks-up restart=[0-9]+ nnodes=2 '
+	wait_until 60 log_has "$out" 'event=ranks-up restart=[0-9]+ nnodes=2 '
 
 bnode=$(job_hosts "$base" | grep -vxF "$(job_field "$base" BatchHost)" | head -n1)
 mark=$(wc -l <"$out")
@@ -51,7 +48,7 @@ base_shrunk() { [ "$(job_field "$base" NumNodes) $(job_field "$base" JobState)" 
 ok "the base loses $bnode (crashed) and runs on 1 node" wait_until 90 base_shrunk
 ok "elasticd: DEGRADED (1 node left, min 2)" \
 	gwait 60 "$base" 'state == "DEGRADED"' || show_group "$base"
-ok "elastic-run says it waits for a world" wait_until 60 log_has 'event=waiting .*source=elasticd reason=no-world'
+ok "elastic-run says it waits for a world" wait_until 60 log_has "$out" 'event=waiting .*source=elasticd reason=no-world'
 # A window, not a wait: as long again as the launcher's wait for
 # elasticd's next world (the fault timeout + 5 s), after which it used to
 # launch over its own allocation.
@@ -65,12 +62,12 @@ t0=$(now)
 scancel "$f1"
 ok "a node frees up: a unit brings the group back to 2" \
 	gwait 60 "$base" 'world == 2 and len(units()) == 1 and state == "RUNNING"' || show_group "$base"
-ok "the ranks run again at 2" wait_until 60 log_has 'event=ranks-up restart=[0-9]+ nnodes=2 '
+ok "the ranks run again at 2" wait_until 60 log_has "$out" 'event=ranks-up restart=[0-9]+ nnodes=2 '
 r=$(grep -E 'event=ranks-up restart=[0-9]+ nnodes=2 ' "$out" | tail -n1 | sed -E 's/.* restart=([0-9]+) .*/\1/')
 figure "below min: a node free to the ranks up at 2 again: $(secs_since "$t0") s"
 both_up() { [ "$(nfiles "r.$r.*")" = 2 ]; }
 ok "... both" wait_until 10 both_up
 touch "$W/finish"
-ok "the job ends with success" wait_until 60 log_has 'event=done .*result=success'
+ok "the job ends with success" wait_until 60 log_has "$out" 'event=done .*result=success'
 node_resume "$bnode"
 done_testing

@@ -12,7 +12,6 @@ require_cluster
 
 plan 14
 
-RUN="$ELASTIC_BUILDDIR/src/elastic-run/elastic-run"
 EVENT="$ELASTIC_BUILDDIR/src/elastic-event/elastic-event"
 TRAIN="$ELASTIC_SRCDIR/contribs/examples/torchrun/train.py"
 CHECK="$ELASTIC_SRCDIR/contribs/examples/pytorch/check_samples.py"
@@ -22,9 +21,8 @@ EPOCHS=3
 [ -x "$RUN" ] || bail "not built: $RUN"
 "$PYTHON" -c 'import torch' 2>/dev/null || bail "$PYTHON cannot import torch (apt-get install python3-torch)"
 
-W=$(mktemp -d)
+make_tmp W
 chmod 755 "$W"
-trap '[ "${KEEP_TMP:-}" ] || rm -rf "$W"' EXIT
 
 cat >"$W/job.sh" <<EOF
 #!/bin/bash
@@ -34,7 +32,6 @@ exec "$RUN" --nproc-per-node=2 -- "$PYTHON" "$TRAIN" --samples $SAMPLES --epochs
 EOF
 chmod 755 "$W/job.sh"
 
-log_has() { grep -qE -- "$2" "$1" 2>/dev/null; }
 # rank0_steps: steps rank 0 trained on so far (one sample log line each).
 rank0_steps() { cat "$W"/samples/samples.rank0.* 2>/dev/null | wc -l; }
 steps_at_least() { [ "$(rank0_steps)" -ge "$1" ]; }

@@ -77,7 +77,6 @@ done
 EOF
 chmod 755 "$W/launch.sh"
 
-log_has() { grep -q -- "$2" "$1" 2>/dev/null; }
 # steps_at R N: launch R's rank 0 printed at least N loss lines.
 steps_at() {
 	local n

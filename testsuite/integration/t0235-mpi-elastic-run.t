@@ -11,7 +11,6 @@ ed_setup
 
 plan 15
 
-RUN="$ELASTIC_BUILDDIR/src/elastic-run/elastic-run"
 TRAIN="$ELASTIC_BUILDDIR/contribs/examples/mpi/train_mpi"
 CHECK="$ELASTIC_SRCDIR/contribs/examples/pytorch/check_samples.py"
 [ -x "$TRAIN" ] || bail "not built: $TRAIN"
@@ -21,7 +20,6 @@ mkdir -p "$W/samples" && chmod -R 777 "$W"
 SAMPLES=2048 BATCH=64 EPOCHS=${T0235_EPOCHS:-30}
 out=$W/out
 log() { grep -E -- "$1" "$out" 2>/dev/null; }
-log_has() { grep -qE -- "$1" "$out" 2>/dev/null; }
 
 # Open MPI talks over the cluster's network (see contribs/examples/mpi).
 
@@ -55,8 +53,8 @@ scancel "$hjid"
 ok "the preemptor ends: the world grows back to 4" wait_until 90 world_trains 4
 figure "mpi: preemptor ended to the ranks training at 4: $(secs_since "$t0") s"
 
-ok "training finishes" wait_until 300 log_has '^train_mpi: done'
-ok "elastic-run reports success" wait_until 30 log_has 'elastic-run: .* event=done .*result=success'
+ok "training finishes" wait_until 300 log_has "$out" '^train_mpi: done'
+ok "elastic-run reports success" wait_until 30 log_has "$out" 'elastic-run: .* event=done .*result=success'
 # The ranks on mpirun's own node are in no Slurm step: mpirun passes the
 # event on to them; none was left to be killed at the grace's end.
 is "every world ended on its own: no member killed at the grace's end" \

@@ -11,9 +11,8 @@ plan 32
 
 CTL="$ELASTIC_BUILDDIR/src/elasticctl/elasticctl"
 TOOL="$ELASTIC_BUILDDIR/testsuite/integration/ckpt_tool"
-tmp=$(mktemp -d)
+make_tmp tmp
 chmod 755 "$tmp"
-trap '[ "${KEEP_TMP:-}" ] || rm -rf "$tmp"' EXIT
 
 # --- JOB@STEP through the job's tag -------------------------------------------
 jid=$(sbatch --parsable -H --elastic-min=1 "--elastic-checkpoint-dir=$tmp/ck a/%j" --wrap true)

@@ -15,7 +15,6 @@ plan 10
 
 ALICE=$TEST_USER
 BOB=$OTHER_USER
-RUN="$ELASTIC_BUILDDIR/src/elastic-run/elastic-run"
 SHARED=$MC_DIR/shared-ckpt.$$
 mkdir -p "$SHARED" && chmod 1777 "$SHARED"
 cleanup() {
@@ -29,7 +28,7 @@ cleanup() {
 # --- a site without SharedCheckpointDirs --------------------------------------
 mapfile -t lines < <(grep -viE '^[[:space:]]*SharedCheckpointDirs[[:space:]]*=' "$POLICY")
 set_policy "${lines[@]}"
-trap cleanup EXIT
+at_exit cleanup
 out=$(runuser -u "$ALICE" -- sbatch --parsable --elastic-min=1 "--elastic-checkpoint-dir=$SHARED/%j" --wrap true 2>&1)
 rc=$?
 diag "sbatch: $out"

@@ -10,11 +10,10 @@ require_cluster
 
 plan 16
 
-RUN="$ELASTIC_BUILDDIR/src/elastic-run/elastic-run"
 CTL="$ELASTIC_BUILDDIR/src/elasticctl/elasticctl"
-tmp=$(mktemp -d)
+make_tmp tmp
 chmod 755 "$tmp"
-trap 'cleanup_jobs; [ "${KEEP_TMP:-}" ] || rm -rf "$tmp"' EXIT
+at_exit cleanup_jobs
 
 # A rank: records ELASTIC_PREV_CHECKPOINT, then writes checkpoints
 # ckpt-<N>.bin (atomically, N after the one it resumed from) once a second
@@ -44,7 +43,6 @@ echo "step=$ELASTIC_EVAL_STEP weights=$(cat "$ELASTIC_EVAL_CHECKPOINT") job=$ELA
 EOS
 chmod 755 "$tmp/worker.sh" "$tmp/eval.sh"
 ckpts() { (cd "$1" 2>/dev/null && ls -d ckpt-* 2>/dev/null | tr '\n' ' '); }
-log_has() { grep -qE -- "$2" "$1" 2>/dev/null; }
 
 # --- a training job with eval and retention --------------------------------------------
 W=$tmp/a && mkdir -p "$W" && echo 4 >"$W/n"

@@ -23,10 +23,8 @@ ed_setup
 
 plan 33
 
-RUN="$ELASTIC_BUILDDIR/src/elastic-run/elastic-run"
 EX="$ELASTIC_SRCDIR/contribs/examples/pytorch"
 "$PYTHON" -c 'import torch' 2>/dev/null || bail "python3-torch is not installed"
-log_has() { grep -qE -- "$2" "$1" 2>/dev/null; }
 
 # --- 1. told through a peer, before the launcher ------------------------------
 W=$ED_TMP/race

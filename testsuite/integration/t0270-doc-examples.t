@@ -29,7 +29,6 @@ ln -s "$ELASTIC_BUILDDIR/src/elastic-run/elastic-run" "$W/bin/elastic-run"
 ln -s /usr/bin/python3 "$W/bin/python3"
 command -v mpicc >/dev/null || bail "mpicc not found (apt-get install libopenmpi-dev)"
 "$PYTHON" -c 'import torch' 2>/dev/null || bail "python3-torch is not installed"
-log_has() { grep -qE -- "$2" "$1" 2>/dev/null; }
 # starts FILE W: how many times rank 0 started in a world of W ranks;
 # start_step FILE W: the step the newest of them started at.
 starts() { grep -cE "^rank 0/$2: starting at step [0-9]+$" "$1" 2>/dev/null; }

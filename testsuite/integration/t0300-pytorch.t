@@ -25,12 +25,7 @@ ok "elasticd starts" ed_start
 fill=$(filler preempt 3)
 ok "3 of the 4 preemptible nodes are busy" wait_until 30 job_running "$fill"
 t_phase=$(now)
-base=$(ED_WRAP="export OMP_NUM_THREADS=1 PYTHONPATH=$ELASTIC_SRCDIR/contribs/python
-exec $RUN -- $PYTHON $EX/train_ddp.py --samples $SAMPLES --global-batch $BATCH --epochs $EPOCHS \
-	--step-sleep 0.05 --checkpoint-every $EVERY --log-every 5 --sample-log-dir $W/samples --timeout 60" \
-	submit_group "$TEST_USER" --elastic-min=1 --elastic-max=4 --elastic-step=1 \
-	--elastic-scale-delay=2 --elastic-grace=30 --elastic-fault-timeout=5 \
-	--elastic-checkpoint-dir="$W/ckpt/%j" -o "$out")
+base=$(submit_ddp 1 60)
 like "a min=1 max=4 PyTorch job is accepted" "$base" '^[0-9]+$'
 phase 1 "it starts at min: 1 rank, fresh"
 like "... from no checkpoint" "$(log '^train_ddp: world 1 restart 0 ')" 'fresh start at step 0'
@@ -65,8 +60,8 @@ node_resume "$node"
 phase 4 "the node is back: it grows back to 4 ranks"
 
 # --- the end ---------------------------------------------------------------------------------
-ok "training finishes" wait_until 400 log_has '^train_ddp: done: '
-ok "elastic-run reports success" wait_until 30 log_has 'elastic-run: .* event=done .*result=success'
+ok "training finishes" wait_until 400 log_has "$out" '^train_ddp: done: '
+ok "elastic-run reports success" wait_until 30 log_has "$out" 'elastic-run: .* event=done .*result=success'
 ok "the base job completes" wait_until 30 eval '[ "$(job_field "$base" JobState)" = COMPLETED ]'
 
 # Each elastic resize resumed from the checkpoint the ranks wrote at the
@@ -104,14 +99,7 @@ like "the failure was seen as an elastic event" "$(log 'event=event .*cause=(mem
 
 # Exactly once: every (epoch, sample) processed once, except the samples
 # of the steps the failed world redid after its last checkpoint.
-window=$(((EVERY + 1) * BATCH))
-cs=$(runuser -u "$TEST_USER" -- "$PYTHON" "$EX/check_samples.py" "$W/samples" "$SAMPLES" "$EPOCHS" --window "$window")
-ok "every sample of every epoch processed, none repeated beyond the $window of the failure: $cs" \
-	runuser -u "$TEST_USER" -- "$PYTHON" "$EX/check_samples.py" "$W/samples" "$SAMPLES" "$EPOCHS" --window "$window"
-like "... and nothing missing" "$cs" ' 0 missing, 0 unexpected'
-init=$(log '^initial loss ' | awk '{ print $3 }')
-final=$(log '^final loss ' | awk '{ print $3 }')
-ok "the loss decreased ($init -> $final)" awk -v a="$init" -v b="$final" 'BEGIN { exit !(b < a / 10) }'
+trained_well "the failure"
 is "the last world had 4 ranks" "$(log '^step ' | tail -n1 | awk '{ print $NF }')" 4
 worlds=$(log '^train_ddp: world ' | awk '{ print $3 }' | tr '\n' ' ')
 # Slurm may start a growth's units seconds apart (past the scale delay):

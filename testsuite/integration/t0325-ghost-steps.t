@@ -11,7 +11,6 @@ ed_setup
 
 plan 10
 
-RUN="$ELASTIC_BUILDDIR/src/elastic-run/elastic-run"
 W=$ED_TMP/ghost
 mkdir -p "$W" && chmod 777 "$W"
 # The ranks fail once, at the first launch, when the test says so; then
@@ -28,7 +27,6 @@ echo "rank $SLURM_PROCID done"
 EOF
 chmod 755 "$W/rank.sh"
 out=$W/out
-log_has() { grep -qE -- "$2" "$1" 2>/dev/null; }
 jid=$(runuser -u "$TEST_USER" -- sbatch --parsable -N2 -D "$ED_TMP" -o "$out" -t 10 \
 	--elastic-min=2 --elastic-max=2 --elastic-grace=10 \
 	--wrap "exec $RUN --elasticd=none --max-restarts=2 -- $W/rank.sh $W")
