@@ -90,7 +90,9 @@ is "... and runs steps" "$(timeout 30 srun -N1 -w n2 hostname 2>&1)" n2
 scancel "$jid"
 
 # --- restarts -----------------------------------------------------------------
-jid=$(sbatch --parsable -N1 -o /dev/null --wrap 'exec sleep 300')
+# On n1, as the checks below say: without -w the job may start on n2 while
+# n1 still ends the job before.
+jid=$(sbatch --parsable -N1 -w n1 -o /dev/null --wrap 'exec sleep 300')
 ok "a job runs" wait_until 60 job_running "$jid"
 # slurmctld writes its state a moment after a change: what a kill -9
 # takes with it before that is lost, as on any cluster.  Wait for it.
