@@ -91,15 +91,16 @@ ed_alive() { [ -n "$ED_PID" ] && pid_alive "$ED_PID"; }
 ed_healthz() { curl -fsS -m 2 -o /dev/null "http://$ED_SERVER/healthz" 2>/dev/null; }
 _ed_up() { ed_alive && ed_healthz; }
 
-# ed_start: start elasticd in the foreground (as systemd would), by pid, and
-# wait (10 s) until /healthz answers.  Sets ED_PID and ED_STARTED (now).
+# ed_start [OPTION...]: start elasticd in the foreground (as systemd
+# would), by pid, with -f ED_CONF and the options, and wait (10 s) until
+# /healthz answers.  Sets ED_PID and ED_STARTED (now).
 ed_start() {
-	echo "=== $(date +%T.%N) elasticd -f $ED_CONF" >>"$ED_LOG"
+	echo "=== $(date +%T.%N) elasticd -f $ED_CONF $*" >>"$ED_LOG"
 	ED_STARTED=$(now)
 	# exec all the way down: $! is elasticd's own pid, on ctl too.
 	# A sanitized elasticd reports leaks of ours, not libslurm's.
 	"${ED_ON[@]}" env LSAN_OPTIONS="suppressions=$ELASTIC_SRCDIR/testsuite/lsan.supp:print_suppressions=0" \
-		"$ELASTICD" -f "$ED_CONF" </dev/null >>"$ED_LOG" 2>&1 &
+		"$ELASTICD" -f "$ED_CONF" "$@" </dev/null >>"$ED_LOG" 2>&1 &
 	ED_PID=$!
 	local deadline=$((SECONDS + 10))
 	until _ed_up; do

@@ -7,9 +7,10 @@
 . "$(dirname "$0")/elasticd.sh"
 ed_setup
 
-plan 30
+plan 33
 
-ok "elasticd starts and answers /healthz" ed_start
+# -v: the debug lines of the cycles and of the API's requests.
+ok "elasticd starts and answers /healthz" ed_start -v
 is "/healthz needs no credential" "$(api_code GET /healthz -)" 200
 
 uid=$(id -u "$TEST_USER")
@@ -86,4 +87,9 @@ group_ended() {
 ok "... and the group is ENDED: out of the list, its status still read" wait_until 15 group_ended
 
 ok "elasticd stops on SIGTERM" ed_stop
+like "elasticd -v logs its cycles" "$(grep -m1 'debug: cycle ' "$ED_LOG")" \
+	"^elasticd: [0-9:.]+ debug: cycle [0-9]+: Slurm's state changed, [0-9]+ groups, [0-9]+ actions, [0-9]+ RPCs, reconcile [0-9.]+ ms$"
+like "... and the API's requests, with the caller's uid" "$(grep -m1 "debug: API: GET /v1/groups/$base " "$ED_LOG")" \
+	"debug: API: GET /v1/groups/$base from uid [0-9]+: 200$"
+like "... and the units it submitted, at info" "$(grep -m1 "group $base: submit" "$ED_LOG")" "^elasticd: [0-9:.]+ group $base: submit"
 done_testing
