@@ -256,6 +256,43 @@ void policy_conf_path(const char *slurm_conf, char *buf, size_t len)
 		snprintf(buf, len, "%s/elastic.conf", SLURM_SYSCONFDIR);
 }
 
+int policy_plugstack_args(int ac, char *const *av, char *conf, size_t len,
+			  elastic_error_t *err)
+{
+	static const char key[] = "elastic_conf=";
+	static const char who[] = "plugstack.conf: spank_elastic.so";
+
+	conf[0] = '\0';
+	for (int i = 0; i < ac; i++) {
+		const char *v = av[i] + sizeof(key) - 1;
+
+		if (strncmp(av[i], key, sizeof(key) - 1))
+			return elastic_errorf(err,
+					      "%s: unknown argument '%s' "
+					      "(allowed: elastic_conf=PATH)",
+					      who, av[i]);
+		if (strlen(v) >= len || strlen(v) > POLICY_PATH_MAX)
+			return elastic_errorf(err,
+					      "%s: elastic_conf: path longer "
+					      "than %d characters",
+					      who, POLICY_PATH_MAX);
+		if (v[0] != '/')
+			return elastic_errorf(err,
+					      "%s: elastic_conf=%s: must be an "
+					      "absolute path",
+					      who, v);
+		for (const char *c = v; *c; c++)
+			if (iscntrl((unsigned char)*c))
+				return elastic_errorf(err,
+						      "%s: elastic_conf: "
+						      "control character in "
+						      "path",
+						      who);
+		strcpy(conf, v);
+	}
+	return 0;
+}
+
 int policy_check_path(const char *path, const char *what, elastic_error_t *err)
 {
 	if (!*path)

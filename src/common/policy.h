@@ -144,6 +144,16 @@ int policy_load(struct elastic_policy *p, const char *path, bool *found,
 void policy_conf_path(const char *slurm_conf, char *buf, size_t len);
 
 /*
+ * spank_elastic.so's arguments in plugstack.conf: elastic_conf=PATH, the
+ * elastic.conf slurmstepd reads (an absolute path; since Slurm 23.02
+ * slurmstepd has no slurm.conf path to find it beside).  conf (len bytes)
+ * is "" when not given.  0, or -1 with err naming the argument and what
+ * is allowed.
+ */
+int policy_plugstack_args(int ac, char *const *av, char *conf, size_t len,
+			  elastic_error_t *err);
+
+/*
  * Does a checkpoint dir pattern name a place of the user's own: %u or %h
  * in it, or a component that is user (may be NULL) literally?  Without
  * one, another user could make a job's directory before the job does.

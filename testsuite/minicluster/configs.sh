@@ -44,14 +44,15 @@ write_configs() {
 	fi
 
 	# Always our own plugstack.conf (otherwise Slurm reads /etc/slurm's):
-	# etc/plugstack.conf.example with the build tree's plugin.
+	# etc/plugstack.conf.example with the build tree's plugin and the
+	# cluster's elastic.conf.
 	if [[ $MC_NO_PLUGINS == 1 ]]; then
 		echo "# empty: MC_NO_PLUGINS=1" >"$ETC/plugstack.conf"
 	else
-		sed -E "s|^(required[[:space:]]+).*/spank_elastic\.so|\1$SPANK_SO|" \
+		sed -E "s|^(required[[:space:]]+).*/spank_elastic\.so elastic_conf=.*|\1$SPANK_SO elastic_conf=$ETC/elastic.conf|" \
 			"$ELASTIC_SRCDIR/etc/plugstack.conf.example" >"$ETC/plugstack.conf"
-		grep -q "^required[[:space:]]*$SPANK_SO\$" "$ETC/plugstack.conf" ||
-			die "$ELASTIC_SRCDIR/etc/plugstack.conf.example: no 'required .../spank_elastic.so' line"
+		grep -q "^required[[:space:]]*$SPANK_SO elastic_conf=$ETC/elastic.conf\$" "$ETC/plugstack.conf" ||
+			die "$ELASTIC_SRCDIR/etc/plugstack.conf.example: no 'required .../spank_elastic.so elastic_conf=...' line"
 	fi
 
 	# job_submit/elastic reads elastic.conf beside slurm.conf.  An explicit

@@ -230,6 +230,57 @@ static void check_path_length(void **state)
 	assert_int_equal(policy_check_path("rel", "W", NULL), -1);
 }
 
+/* spank_elastic.so's plugstack.conf arguments: elastic_conf=PATH only. */
+static void plugstack_args(void **state)
+{
+	char conf[POLICY_PATH_MAX + 1] = "stale", big[POLICY_PATH_MAX + 32];
+	elastic_error_t err = { "" };
+	char *none[] = { NULL };
+	char *one[] = { "elastic_conf=/etc/slurm/elastic.conf" };
+	char *two[] = { "elastic_conf=/a.conf", "elastic_conf=/b.conf" };
+	char *bad[] = { "conf=/etc/slurm/elastic.conf" };
+	char *rel[] = { "elastic_conf=elastic.conf" };
+	char *empty[] = { "elastic_conf=" };
+	char *ctl[] = { "elastic_conf=/etc/x\n.conf" };
+	char *lng[] = { big };
+
+	assert_int_equal(
+	    policy_plugstack_args(0, none, conf, sizeof(conf), &err), 0);
+	assert_string_equal(conf, "");
+	assert_int_equal(
+	    policy_plugstack_args(1, one, conf, sizeof(conf), &err), 0);
+	assert_string_equal(conf, "/etc/slurm/elastic.conf");
+	assert_int_equal(
+	    policy_plugstack_args(2, two, conf, sizeof(conf), &err), 0);
+	assert_string_equal(conf, "/b.conf"); /* the last one, as Slurm's */
+
+	assert_int_equal(
+	    policy_plugstack_args(1, bad, conf, sizeof(conf), &err), -1);
+	assert_string_equal(
+	    err.text, "plugstack.conf: spank_elastic.so: unknown argument "
+		      "'conf=/etc/slurm/elastic.conf' (allowed: "
+		      "elastic_conf=PATH)");
+	assert_int_equal(
+	    policy_plugstack_args(1, rel, conf, sizeof(conf), &err), -1);
+	assert_string_equal(err.text,
+			    "plugstack.conf: spank_elastic.so: "
+			    "elastic_conf=elastic.conf: must be an absolute "
+			    "path");
+	assert_int_equal(
+	    policy_plugstack_args(1, empty, conf, sizeof(conf), &err), -1);
+	assert_int_equal(
+	    policy_plugstack_args(1, ctl, conf, sizeof(conf), &err), -1);
+	assert_non_null(strstr(err.text, "control character"));
+	snprintf(big, sizeof(big), "elastic_conf=/");
+	memset(big + strlen(big), 'a', sizeof(big) - strlen(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	assert_int_equal(
+	    policy_plugstack_args(1, lng, conf, sizeof(conf), &err), -1);
+	assert_string_equal(err.text, "plugstack.conf: spank_elastic.so: "
+				      "elastic_conf: path longer than 1024 "
+				      "characters");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -237,6 +288,7 @@ int main(void)
 		cmocka_unit_test(elasticd_keys),
 		cmocka_unit_test(elasticd_server_key),
 		cmocka_unit_test(check_path_length),
+		cmocka_unit_test(plugstack_args),
 	};
 	return cmocka_run_group_tests_name("policy_paths", tests, NULL, NULL);
 }

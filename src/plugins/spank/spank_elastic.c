@@ -40,6 +40,7 @@ static struct plugin_context {
 	struct size_config sc;
 	bool have_sc;
 	bool elastic; /* remote: this step belongs to an elastic job */
+	char conf[POLICY_PATH_MAX + 1]; /* elastic_conf=, "" if not given */
 } ctx;
 
 static int opt_cb(int val, const char *optarg, int remote);
@@ -92,13 +93,13 @@ static int opt_cb(int val, const char *optarg, int remote)
 int slurm_spank_init(spank_t sp, int ac, char **av)
 {
 	spank_context_t c = spank_context();
+	elastic_error_t err;
 
 	if (c != S_CTX_LOCAL && c != S_CTX_ALLOCATOR && c != S_CTX_REMOTE)
 		return 0;
-	if (ac > 0) {
-		slurm_error("elastic: plugstack.conf: spank_elastic.so takes "
-			    "no arguments (got '%s')",
-			    av[0]);
+	if (policy_plugstack_args(ac, av, ctx.conf, sizeof(ctx.conf), &err) <
+	    0) {
+		slurm_error("elastic: %s", err.text);
 		return -1;
 	}
 	for (int i = 0; i < ELASTIC_OPT_COUNT; i++) {
@@ -149,12 +150,17 @@ static int client_size_config(spank_t sp, elastic_error_t *err)
 static int remote_setup(spank_t sp, elastic_error_t *err)
 {
 	struct elastic_policy *p = malloc(sizeof(*p));
-	char path[1024], buf[SIZECONF_TEXT_MAX + 1];
+	char path[POLICY_PATH_MAX + 32], buf[SIZECONF_TEXT_MAX + 1];
 	int rc;
 
 	if (!p)
 		return elastic_errorf(err, "out of memory");
-	policy_conf_path(slurm_conf.slurm_conf, path, sizeof(path));
+	/* plugstack.conf's elastic_conf=, else beside slurm.conf (which
+	 * slurmstepd knows no longer from Slurm 23.02 on). */
+	if (ctx.conf[0])
+		snprintf(path, sizeof(path), "%s", ctx.conf);
+	else
+		policy_conf_path(slurm_conf.slurm_conf, path, sizeof(path));
 	rc = policy_load(p, path, NULL, err);
 	if (rc == 0)
 		options_apply_defaults(&ctx.opts, p, NULL);
