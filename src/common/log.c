@@ -2,7 +2,6 @@
 
 #include <stdarg.h>
 #include <string.h>
-#include <strings.h>
 #include <time.h>
 
 #include "error.h"
@@ -34,33 +33,9 @@ void elog_set_level(enum elog_level level)
 	lg.level = level;
 }
 
-enum elog_level elog_get_level(void)
-{
-	return lg.level;
-}
-
 bool elog_enabled(enum elog_level level)
 {
 	return level <= lg.level;
-}
-
-int elog_level_parse(const char *word, enum elog_level *level)
-{
-	static const struct {
-		const char *name;
-		enum elog_level level;
-	} names[] = {
-		{ "error", ELOG_ERROR }, { "warning", ELOG_WARN },
-		{ "warn", ELOG_WARN },	 { "info", ELOG_INFO },
-		{ "debug", ELOG_DEBUG },
-	};
-
-	for (size_t i = 0; word && i < sizeof(names) / sizeof(names[0]); i++)
-		if (!strcasecmp(word, names[i].name)) {
-			*level = names[i].level;
-			return 0;
-		}
-	return -1;
 }
 
 void elog(enum elog_level level, const char *fmt, ...)

@@ -31,12 +31,7 @@ void elog_init(const char *ident, enum elog_level level, unsigned flags);
 void elog_set_stream(FILE *f);
 
 void elog_set_level(enum elog_level level);
-enum elog_level elog_get_level(void);
 bool elog_enabled(enum elog_level level);
-
-/* "error", "warning", "info" or "debug" (also "warn"): 0, or -1 if the
- * word is none of these. */
-int elog_level_parse(const char *word, enum elog_level *level);
 
 void elog(enum elog_level level, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

@@ -85,7 +85,6 @@ static void test_levels(void **state)
 	elog_warn("quiet");
 	elog_error("always");
 	assert_string_equal(logged(), "prog: always\n");
-	assert_int_equal(elog_get_level(), ELOG_ERROR);
 }
 
 static void test_time(void **state)
@@ -125,23 +124,6 @@ static void test_one_line(void **state)
 	}
 }
 
-static void test_level_words(void **state)
-{
-	enum elog_level l = ELOG_INFO;
-
-	(void)state;
-	assert_int_equal(elog_level_parse("debug", &l), 0);
-	assert_int_equal(l, ELOG_DEBUG);
-	assert_int_equal(elog_level_parse("WARNING", &l), 0);
-	assert_int_equal(l, ELOG_WARN);
-	assert_int_equal(elog_level_parse("warn", &l), 0);
-	assert_int_equal(elog_level_parse("error", &l), 0);
-	assert_int_equal(l, ELOG_ERROR);
-	assert_int_equal(elog_level_parse("verbose", &l), -1);
-	assert_int_equal(elog_level_parse(NULL, &l), -1);
-	assert_int_equal(l, ELOG_ERROR);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -149,8 +131,6 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_levels, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_time, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_one_line, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_level_words, setup,
-						teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
