@@ -59,6 +59,11 @@ Checkpoints are entries ``ckpt-<STEP>[.<ext>]`` of the checkpoint dir:
 ``.ckpt-...`` name, then rename), :func:`list_checkpoints` and
 :func:`newest_checkpoint` find them as elastic-run and elasticctl do.
 
+A torch built without libuv (Debian 13's) cannot rendezvous unless
+``USE_LIBUV=0``: importing this module after torch.distributed, or
+importing :mod:`slurm_elastic.torch`, sets it when it is needed and unset
+(:func:`torch_store_fallback`).
+
 The module uses the standard library only and mirrors the C library
 libelastic (see libelastic(3)); its values and error messages are the same.
 """
@@ -86,6 +91,7 @@ __all__ = [
     "elastic_signal",
     "elastic_world",
     "exit_for_event",
+    "torch_store_fallback",
     "list_checkpoints",
     "load_checkpoint",
     "newest_checkpoint",
@@ -529,6 +535,36 @@ def load_checkpoint(map_location=None, environ=None):
     return torch.load(path, map_location=map_location)
 
 
+def torch_store_fallback() -> bool:
+    """Make torch's rendezvous work on a torch built without libuv.
+
+    torch 2.4 and later create every TCPStore with libuv unless the
+    environment says ``USE_LIBUV=0``, and a torch built without libuv
+    (Debian 13's 2.6) then fails every ``init_process_group`` from the
+    environment with "use_libuv was requested but PyTorch was build
+    without libuv support".  If torch.distributed is loaded, USE_LIBUV is
+    unset and this torch's TCPStore refuses libuv (a store on an ephemeral
+    port of 127.0.0.1, closed at once), sets ``USE_LIBUV=0`` for this
+    process and its children.  True when it did.  Called at import when
+    torch.distributed is already imported, and by slurm_elastic.torch.
+    """
+    import sys
+    dist = sys.modules.get("torch.distributed")
+    if dist is None or "USE_LIBUV" in os.environ or not hasattr(dist, "TCPStore"):
+        return False
+    try:
+        store = dist.TCPStore("127.0.0.1", 0, 1, True, use_libuv=True)
+    except RuntimeError as e:
+        if "libuv" not in str(e):
+            return False
+        os.environ["USE_LIBUV"] = "0"
+        return True
+    except TypeError:  # a torch before use_libuv: nothing to mend
+        return False
+    del store
+    return False
+
+
 # A handler as early as possible.  A bad ELASTIC_SIGNAL fails the import
 # (ValueError naming it): a rank without a handler would never see an
 # event.  Imported outside the main thread, the handlers cannot be
@@ -539,3 +575,4 @@ try:
 except ValueError as _e:
     warnings.warn("slurm_elastic: no event handler installed: %s" % _e,
                   RuntimeWarning, stacklevel=2)
+torch_store_fallback()

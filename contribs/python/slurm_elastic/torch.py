@@ -18,9 +18,13 @@ import torch.distributed as dist
 
 import signal
 
-from . import elastic_event_detected, elastic_signal
+from . import elastic_event_detected, elastic_signal, torch_store_fallback
 
 __all__ = ["event_agreed", "init_process_group"]
+
+# torch.distributed is loaded now: a torch without libuv needs USE_LIBUV=0
+# before its first rendezvous.
+torch_store_fallback()
 
 
 def init_process_group(*args, **kwargs):

@@ -230,6 +230,50 @@ os.unlink(marker)
                          (0, "rendezvous done True"), p.stderr)
 
 
+class TorchStoreFallback(unittest.TestCase):
+    """torch_store_fallback(): USE_LIBUV=0 exactly when this torch needs
+    it, never over the user's own setting, nothing before torch is
+    loaded; after it a rendezvous from the environment works."""
+
+    def run_code(self, code, **env_set):
+        import subprocess
+        import sys
+        env = dict(os.environ)
+        env.pop("USE_LIBUV", None)
+        env.pop("ELASTIC_SIGNAL", None)
+        env.update(env_set)
+        p = subprocess.run([sys.executable, "-c", code], env=env,
+                           capture_output=True, text=True, timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        return p.stdout.strip()
+
+    def test_without_torch(self):
+        self.assertEqual(self.run_code(
+            "import os, slurm_elastic as se\n"
+            "print(se.torch_store_fallback(), os.environ.get('USE_LIBUV'))"),
+            "False None")
+
+    def test_user_setting_kept(self):
+        self.assertEqual(self.run_code(
+            "import os, torch.distributed, slurm_elastic as se\n"
+            "print(se.torch_store_fallback(), os.environ['USE_LIBUV'])",
+            USE_LIBUV="1"), "False 1")
+
+    def test_rendezvous_works(self):
+        out = self.run_code("""
+import os, socket
+import torch.distributed as dist
+import slurm_elastic
+s = socket.socket(); s.bind(("127.0.0.1", 0)); port = s.getsockname()[1]; s.close()
+os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), RANK="0", WORLD_SIZE="1")
+dist.init_process_group("gloo")
+dist.barrier()
+dist.destroy_process_group()
+print("ok", os.environ.get("USE_LIBUV"))
+""")
+        self.assertIn(out, ("ok None", "ok 0"))
+
+
 class EventAgreed(unittest.TestCase):
     """event_agreed() on a real (one-rank, gloo) process group, and the
     event status of exit_for_event()."""
