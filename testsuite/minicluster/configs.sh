@@ -11,6 +11,36 @@ debian_plugin_dir() {
 	dirname "$so"
 }
 
+# What differs between the Slurm releases the cluster runs (22.05 to
+# 24.11), in one place, as slurm_compat.h is for the C code.
+# slurm_at_least MAJOR MINOR: this machine's slurmd is that release or later.
+slurm_at_least() {
+	local v
+	v=$(slurmd -V 2>/dev/null | sed -n 's/^slurm[^ ]* \([0-9]*\)\.\([0-9]*\)\..*/\1 \2/p')
+	[[ -n $v ]] || die "cannot tell the Slurm release from 'slurmd -V'"
+	set -- "$1" "$2" $v
+	(($3 > $1 || ($3 == $1 && $4 >= $2)))
+}
+# The site's lines in this release's spelling: from 23.02 the documented
+# spelling of preempt_send_user_signal is PreemptParameters=send_user_signal
+# (22.05 refuses that key).
+site_lines_for_release() {
+	if slurm_at_least 23 2; then
+		sed -E 's/^SlurmctldParameters=preempt_send_user_signal$/PreemptParameters=send_user_signal/'
+	else
+		cat
+	fi
+}
+# cgroup.conf: from 24.05 slurmd starts a cgroup plugin whatever the
+# ProctrackType and TaskPlugin, and fails without a cgroup file system;
+# the cluster uses none (proctrack/linuxproc, task/none).
+write_cgroup_conf() {
+	if slurm_at_least 24 5; then
+		echo "CgroupPlugin=disabled"
+	fi >"$ETC/cgroup.conf"
+	chmod 644 "$ETC/cgroup.conf"
+}
+
 write_configs() {
 	local host plugindir site_lines ec nodes_hi ctl_addr node_lines n elasticd_addr
 	local slurmd_timeout=30 dbd_host=localhost
@@ -37,6 +67,7 @@ write_configs() {
 	site_lines=$(grep -E '^(JobSubmitPlugins|PreemptType|PreemptMode|SlurmctldParameters)=' \
 		"$ELASTIC_SRCDIR/etc/slurm.conf.example") ||
 		die "$ELASTIC_SRCDIR/etc/slurm.conf.example: missing or without the elastic settings"
+	site_lines=$(site_lines_for_release <<<"$site_lines")
 	if [[ $MC_NO_PLUGINS != 1 ]]; then
 		plugindir=$(dirname "$JS_SO"):$(dirname "$SPANK_SO"):$plugindir
 	else
@@ -138,6 +169,7 @@ PartitionName=ondemand Nodes=$MC_PART_ONDEMAND PriorityTier=1 PreemptMode=OFF Ov
 PartitionName=high Nodes=$MC_PART_HIGH PriorityTier=10 PreemptMode=OFF OverSubscribe=$MC_OVERSUBSCRIBE
 EOF
 	chmod 644 "$CONF"
+	write_cgroup_conf
 
 	# slurmdbd reads slurmdbd.conf beside SLURM_CONF and insists on mode 600.
 	(
