@@ -54,6 +54,14 @@ static inline void compat_free_job_info_msg(job_info_msg_t *msg)
 }
 
 /*
+ * 24.05: a batch job whose script exits during a preemption's grace time
+ * ends PREEMPTED and, with PreemptMode=REQUEUE, is requeued.  Before, it
+ * ended COMPLETED (or FAILED) and was never requeued: only Slurm's kill at
+ * the grace's end requeued it.
+ */
+#define COMPAT_GRACE_EXIT_REQUEUES COMPAT_SLURM_AT_LEAST(24, 5)
+
+/*
  * 23.02: job_submit's job_modify() gets err_msg, as job_submit() has.
  * The plugin defines job_modify(COMPAT_JOB_MODIFY_PARAMS) and passes
  * COMPAT_JOB_MODIFY_ERR_MSG on (NULL before 23.02).

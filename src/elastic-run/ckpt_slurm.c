@@ -4,6 +4,7 @@
 #include <slurm/slurm.h>
 
 #include "ckpt_slurm.h"
+#include "common/slurm_compat.h"
 #include "common/ckpt.h"
 #include "elastic-event/jobload.h"
 
@@ -21,7 +22,7 @@ int ckpt_slurm_job_dir(uint32_t job_id, void *arg, char *dir, size_t len,
 	rc = ckpt_job_dir(job_id, tag, c->pattern, c->user, c->home, dir, len,
 			  err);
 	if (msg)
-		slurm_free_job_info_msg(msg);
+		compat_free_job_info_msg(msg);
 	return rc;
 }
 
@@ -38,6 +39,6 @@ bool ckpt_slurm_active(uint32_t job_id, void *arg)
 		    s == JOB_PENDING || s == JOB_RUNNING || s == JOB_SUSPENDED;
 	}
 	if (msg)
-		slurm_free_job_info_msg(msg);
+		compat_free_job_info_msg(msg);
 	return busy;
 }

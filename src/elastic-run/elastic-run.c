@@ -32,7 +32,7 @@
  * Timeline on stderr, one line per event:
  *   elastic-run: <RFC3339 ms UTC> event=<what> restart=<n> nnodes=<n> ...
  * with event = launch, ranks-up, event, told, exited, relaunch, failure,
- * done.
+ * preempted, done.
  */
 #include "config.h"
 
@@ -432,6 +432,27 @@ static int act(struct rounds *x, const struct watch *w,
 	return -1;
 }
 
+/*
+ * Our own job is being preempted and its ranks stopped (at the event, after
+ * their checkpoint): no launch in the grace, whose end kills it.  From
+ * Slurm 24.05 a script that exits in the grace is requeued
+ * (PreemptMode=REQUEUE), and the preemptor starts at once: exit "relaunch
+ * me".  Before, the job would end COMPLETED and never run again: wait for
+ * Slurm to end it when the grace is over, which requeues it.
+ */
+static int preempted(struct rounds *x)
+{
+	timeline("preempted", x->restart, x->ms.nnodes, "then=%s",
+		 COMPAT_GRACE_EXIT_REQUEUES ? "exit" : "wait");
+	sentinel_stop(x->sen);
+	if (!COMPAT_GRACE_EXIT_REQUEUES)
+		while (!got_stop)
+			sleep_ms(200);
+	timeline("done", x->restart, x->ms.nnodes, "result=preempted");
+	return COMPAT_GRACE_EXIT_REQUEUES ? ELASTIC_EXIT_EVENT
+					  : 128 + (int)got_stop;
+}
+
 /* One launch, watched to its end and decided on: -1 to launch again,
  * else the exit status. */
 static int round_once(struct rounds *x)
@@ -489,6 +510,8 @@ static int round_once(struct rounds *x)
 	x->unexplained = d.unexplained ? x->unexplained + 1 : 0;
 	describe_status(&x->l, detail, sizeof(detail));
 	rc = act(x, &w, &d, detail);
+	if (rc < 0 && own_job_preempted(c->job_id))
+		return preempted(x);
 	if (rc < 0) {
 		x->prev_nnodes = x->ms.nnodes;
 		x->restart++;

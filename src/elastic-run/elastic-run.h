@@ -37,6 +37,7 @@
 #include "common/parse.h"
 #include "common/rankenv.h"
 #include "common/slurm_compat.h"
+#include "libelastic/elastic.h"
 #include "ckpt_slurm.h"
 #include "common/ckpt.h"
 #include "common/ckpt_eval.h"
@@ -212,6 +213,7 @@ bool world_changed(const struct config *c, struct source *src,
 		   size_t len);
 bool world_moved(const struct config *c, struct source *src,
 		 struct members *cur, char *detail, size_t len);
+bool own_job_preempted(uint32_t job_id);
 bool world_intact(const struct config *c, struct source *src,
 		  struct members *cur, char *detail, size_t len);
 int sentinel_main(void);

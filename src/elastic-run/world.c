@@ -15,7 +15,7 @@ int load_alloc(uint32_t job_id, struct alloc_view *v, elastic_error_t *err)
 	j = &msg->job_array[0];
 	v->nnodes = j->num_nodes;
 	if (j->nodes && strlen(j->nodes) >= sizeof(v->nodes)) {
-		slurm_free_job_info_msg(msg);
+		compat_free_job_info_msg(msg);
 		return elastic_errorf(err,
 				      "job %u: node list longer than %zu "
 				      "characters",
@@ -28,7 +28,7 @@ int load_alloc(uint32_t job_id, struct alloc_view *v, elastic_error_t *err)
 			 j->batch_host);
 	v->elastic = j->admin_comment &&
 		     options_parse_tag(j->admin_comment, &v->opts, NULL) == 0;
-	slurm_free_job_info_msg(msg);
+	compat_free_job_info_msg(msg);
 	return 0;
 }
 /* A node's address (NodeAddr), or its name if that cannot be read. */
@@ -124,7 +124,7 @@ static enum fetch_result world_is_ours(const struct config *c,
 		rc = members_job_is_ours(c->job_id, (uint32_t)getuid(), id,
 					 msg->job_array[0].user_id,
 					 msg->job_array[0].admin_comment, err);
-		slurm_free_job_info_msg(msg);
+		compat_free_job_info_msg(msg);
 		if (rc < 0)
 			return FETCH_UNVERIFIED;
 		if (src->nours == MAX_MEMBERS)
@@ -438,8 +438,24 @@ static bool member_intact(const struct member *m, char *detail, size_t len)
 			 m->nnodes, j->num_nodes);
 	else
 		ok = true;
-	slurm_free_job_info_msg(msg);
+	compat_free_job_info_msg(msg);
 	return ok;
+}
+/* Our own job is running in a preemption's grace: Slurm ends it when the
+ * grace is over.  False when Slurm does not answer. */
+bool own_job_preempted(uint32_t job_id)
+{
+	job_info_msg_t *msg = NULL;
+	const slurm_job_info_t *j;
+	bool preempted;
+
+	if (job_load(job_id, &msg, NULL) < 0)
+		return false;
+	j = &msg->job_array[0];
+	preempted = (j->job_state & JOB_STATE_BASE) == JOB_RUNNING &&
+		    j->preempt_time != 0;
+	compat_free_job_info_msg(msg);
+	return preempted;
 }
 /* Every node of the world is up (not down, failing or silent): one RPC. */
 static bool nodes_up(const struct members *ms, char *detail, size_t len)

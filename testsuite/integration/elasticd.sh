@@ -265,6 +265,22 @@ def out(v):
         print(json.dumps(v, sort_keys=True))
     else:
         print(v)
+# A job of squeue --json as Slurm 22.05 writes it.  From 23.02 numbers
+# come as {"set", "infinite", "number"} (an unset or infinite one: None)
+# and job_state as a list, the base state and its flags (the flag that
+# 22.05 would name first wins).
+_STATE_FLAGS = ("COMPLETING", "CONFIGURING", "RESIZING", "REQUEUED", "REQUEUE_FED",
+                "REQUEUE_HOLD", "SPECIAL_EXIT", "STOPPED", "REVOKED", "SIGNALING", "STAGE_OUT")
+def plain_job(j):
+    p = {}
+    for k, v in j.items():
+        if isinstance(v, dict) and "number" in v and "set" in v:
+            v = v["number"] if v.get("set") and not v.get("infinite") else None
+        p[k] = v
+    st = p.get("job_state")
+    if isinstance(st, list):
+        p["job_state"] = next((f for f in _STATE_FLAGS if f in st), st[0] if st else None)
+    return p
 def read_group(text):
     # the group, then optionally RS and the events document
     parts = text.split("\x1e")
@@ -461,7 +477,7 @@ two_of_four() {
 squeue_py() {
 	squeue --json 2>/dev/null | "$PYTHON" -c "$_ED_PY_LIB"'
 import re
-jobs = json.load(sys.stdin).get("jobs", [])
+jobs = [plain_job(j) for j in json.load(sys.stdin).get("jobs", [])]
 ENDED = {"COMPLETED", "CANCELLED", "FAILED", "TIMEOUT", "NODE_FAIL", "PREEMPTED",
          "BOOT_FAIL", "DEADLINE", "OUT_OF_MEMORY"}
 def live(j):
