@@ -1,5 +1,7 @@
 #include "config.h"
 
+#include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 
 #include "libelastic/elastic.h"
@@ -70,4 +72,20 @@ const char *decision_name(enum decision d)
 		return "stop";
 	}
 	return "?";
+}
+
+const char *ompi_plm_of(const char *text)
+{
+	static const char tag[] = "(Open MPI) ";
+	const char *p = text ? strstr(text, tag) : NULL;
+	char *end;
+	long major;
+
+	if (!p)
+		return NULL;
+	p += sizeof(tag) - 1;
+	major = strtol(p, &end, 10);
+	if (end == p || *end != '.' || major < 1)
+		return NULL;
+	return major >= 5 ? "ssh" : "rsh";
 }

@@ -72,4 +72,11 @@ void decide(const struct launch_obs *o, struct decision_out *ret);
 
 const char *decision_name(enum decision d); /* "success", "relaunch", ... */
 
+/*
+ * The remote-shell launcher of the Open MPI whose `mpirun --version`
+ * printed text: "rsh" for 4.x (orted; plm_rsh_agent), "ssh" from 5.0
+ * (PRRTE's prted; plm_ssh_agent).  NULL when text is not Open MPI's.
+ */
+const char *ompi_plm_of(const char *text);
+
 #endif

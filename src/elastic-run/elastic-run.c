@@ -129,6 +129,48 @@ static int find_rsh_agent(char *out, size_t len)
 		   PKGLIBEXECDIR);
 	return -1;
 }
+/*
+ * The remote-shell launcher of c->mpirun's Open MPI, from `mpirun
+ * --version`: its MCA names into c.  -1 (said) when it does not run or is
+ * not Open MPI.
+ */
+static int find_mpirun_plm(struct config *c)
+{
+	char out[512] = "";
+	size_t n = 0;
+	ssize_t r;
+	int p[2], st;
+	pid_t pid;
+
+	if (pipe(p) != 0)
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		dup2(p[1], STDOUT_FILENO);
+		close(p[0]);
+		close(p[1]);
+		execlp(c->mpirun, c->mpirun, "--version", (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	while (pid > 0 && n < sizeof(out) - 1 &&
+	       (r = read(p[0], out + n, sizeof(out) - 1 - n)) > 0)
+		n += (size_t)r;
+	close(p[0]);
+	if (pid > 0)
+		waitpid(pid, &st, 0);
+	c->plm = ompi_plm_of(out);
+	if (!c->plm) {
+		elog_error("--launcher=mpirun: '%s --version' does not say "
+			   "Open MPI (%s)",
+			   c->mpirun, n ? "other output" : "no output");
+		return -1;
+	}
+	snprintf(c->plm_agent, sizeof(c->plm_agent), "plm_%s_agent", c->plm);
+	snprintf(c->plm_no_tree, sizeof(c->plm_no_tree), "plm_%s_no_tree_spawn",
+		 c->plm);
+	return 0;
+}
 static void run_usage(FILE *f)
 {
 	fprintf(
@@ -289,6 +331,8 @@ static int job_config(struct config *c, const char *launcher)
 	c->mpirun = getenv("ELASTIC_RUN_MPIRUN");
 	if (!c->mpirun || !*c->mpirun)
 		c->mpirun = "mpirun";
+	if (find_mpirun_plm(c) < 0)
+		return 2;
 	return 0;
 }
 

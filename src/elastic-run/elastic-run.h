@@ -105,6 +105,10 @@ struct config {
 	/* --launcher=mpirun: the mpirun and the remote-shell agent. */
 	const char *mpirun;
 	char rsh_agent[4096];
+	/* Its remote-shell launcher's MCA names: "rsh" (Open MPI 4),
+	 * "ssh" (5, PRRTE), from mpirun --version. */
+	char plm_agent[32], plm_no_tree[32];
+	const char *plm;
 };
 
 /* The job's current allocation and elastic options, in one RPC. */

@@ -186,7 +186,8 @@ static unsigned mpirun_host_lists(const struct config *c,
 	return nhosts;
 }
 /* mpirun's command line (NULL when out of memory): np ranks over hosts,
- * orted started by the rsh agent, then the command. */
+ * its daemons (orted, or PRRTE's prted) started by the rsh agent, then the
+ * command. */
 static char **mpirun_argv(const struct config *c, char *np, char *hosts)
 {
 	size_t k, n = 0;
@@ -210,12 +211,12 @@ static char **mpirun_argv(const struct config *c, char *np, char *hosts)
 	argv[n++] = "--leave-session-attached";
 	argv[n++] = "--mca";
 	argv[n++] = "plm";
-	argv[n++] = "rsh";
+	argv[n++] = (char *)c->plm;
 	argv[n++] = "--mca";
-	argv[n++] = "plm_rsh_agent";
+	argv[n++] = (char *)c->plm_agent;
 	argv[n++] = (char *)c->rsh_agent;
 	argv[n++] = "--mca";
-	argv[n++] = "plm_rsh_no_tree_spawn";
+	argv[n++] = (char *)c->plm_no_tree;
 	argv[n++] = "1";
 	/* Ours over what spank_elastic set in each one-task orted step. */
 	argv[n++] = "-x";

@@ -38,6 +38,9 @@ is "... and turns mpirun's ssh-style call into a one-task step of the host's job
 # gone, until train_mpi says it is done (up to 2 failed launches).
 W=$ED_TMP
 SAMPLES=4096 EPOCHS=5
+# Open MPI 4 starts its daemons with plm rsh, 5 (PRRTE) with plm ssh.
+PLM=rsh
+[[ $(mpirun --version) =~ \(Open\ MPI\)\ ([0-9]+) ]] && ((BASH_REMATCH[1] >= 5)) && PLM=ssh
 cat >"$W/launch.sh" <<EOF
 #!/bin/bash
 restart=0 failures=0
@@ -52,7 +55,7 @@ while :; do
 	ELASTIC_RUN_HOSTMAP=\${map#,} ELASTIC_RESTART_COUNT=\$restart ELASTIC_JOB_ID=\$SLURM_JOB_ID \\
 	ELASTIC_CHECKPOINT_DIR="$W/ckpt" PMIX_MCA_gds=hash \\
 	mpirun --host "\${hosts#,}" --mca ras ^slurm --leave-session-attached \\
-		--mca plm rsh --mca plm_rsh_agent "$AGENT" --mca plm_rsh_no_tree_spawn 1 \\
+		--mca plm $PLM --mca plm_${PLM}_agent "$AGENT" --mca plm_${PLM}_no_tree_spawn 1 \\
 		--mca pml ob1 --mca btl self,tcp --mca btl_tcp_if_include $CLUSTER_NET --mca oob_tcp_if_include $CLUSTER_NET \\
 		--mca rtc ^hwloc \\
 		-x ELASTIC_JOB_ID -x ELASTIC_RESTART_COUNT -x ELASTIC_CHECKPOINT_DIR \\

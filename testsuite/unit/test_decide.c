@@ -13,8 +13,8 @@
 #include "libelastic/elastic.h"
 
 /* wait(2) statuses as the kernel encodes them. */
-#define EXITED(n)   (((n) & 0xff) << 8)
-#define SIGNALED(s) ((s) & 0x7f)
+#define EXITED(n)   (((n)&0xff) << 8)
+#define SIGNALED(s) ((s)&0x7f)
 
 static struct launch_obs obs(unsigned ok, unsigned ev, unsigned failed)
 {
@@ -189,6 +189,21 @@ static void test_names(void **state)
 	assert_string_equal(decision_name(DECIDE_STOP), "stop");
 }
 
+static void test_ompi_plm(void **state)
+{
+	(void)state;
+	assert_string_equal(ompi_plm_of("mpirun (Open MPI) 4.1.4\n\nReport "
+					"bugs to https://www.open-mpi.org/"),
+			    "rsh");
+	assert_string_equal(ompi_plm_of("mpirun (Open MPI) 5.0.7\n"), "ssh");
+	assert_string_equal(ompi_plm_of("mpirun (Open MPI) 6.1a1\n"), "ssh");
+	assert_null(ompi_plm_of("HYDRA build details:\n    Version: 4.0.2"));
+	assert_null(ompi_plm_of("mpirun (Open MPI) x.y"));
+	assert_null(ompi_plm_of("mpirun (Open MPI) 5"));
+	assert_null(ompi_plm_of(""));
+	assert_null(ompi_plm_of(NULL));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -202,6 +217,7 @@ int main(void)
 		cmocka_unit_test(test_stop_wins),
 		cmocka_unit_test(test_nothing_ran),
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_ompi_plm),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
