@@ -93,12 +93,16 @@ host_net_add() {
 }
 
 write_hosts_file() {
-	local h
+	local h me
 	{
 		echo "# Written by $PROG up: the cluster's hosts."
 		echo "127.0.0.1 localhost"
 		echo "::1 localhost ip6-localhost ip6-loopback"
 		while read -r h; do echo "$(addr_of "$h") $h"; done < <(cluster_hosts)
+		# This machine, whose clients (sbatch, srun) the daemons call
+		# back by its name, as a login node's name resolves on a cluster.
+		me=$(hostname)
+		grep -qx -- "$me" "$HOSTS_FILE" || echo "$MC_SUBNET.1 $me"
 	} >"$ETC/hosts"
 	chmod 644 "$ETC/hosts"
 }
