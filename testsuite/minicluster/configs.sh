@@ -31,6 +31,15 @@ site_lines_for_release() {
 		cat
 	fi
 }
+# From 23.11 priority/multifactor is the default, and with no weights
+# every job's priority is 1, which a unit's nice (UnitNice) cannot lower:
+# a base every job has (its partition's factor) and age to keep the queue
+# in submission order, as priority/basic does.
+priority_lines() {
+	slurm_at_least 23 11 || return 0
+	printf '%s\n' PriorityType=priority/multifactor PriorityWeightPartition=100000 \
+		PriorityWeightAge=1000 PriorityMaxAge=1-0
+}
 # cgroup.conf: from 24.05 slurmd starts a cgroup plugin whatever the
 # ProctrackType and TaskPlugin, and fails without a cgroup file system;
 # the cluster uses none (proctrack/linuxproc, task/none).
@@ -43,7 +52,7 @@ write_cgroup_conf() {
 
 write_configs() {
 	local host plugindir site_lines ec nodes_hi ctl_addr node_lines n elasticd_addr
-	local slurmd_timeout=30 dbd_host=localhost
+	local slurmd_timeout=30 dbd_host=localhost priority
 	host=$(hostname -s)
 	nodes_hi=$((PORT_SLURMD + MC_NODES - 1))
 	# Where the controller and the nodes are: this machine's loopback under
@@ -68,6 +77,7 @@ write_configs() {
 		"$ELASTIC_SRCDIR/etc/slurm.conf.example") ||
 		die "$ELASTIC_SRCDIR/etc/slurm.conf.example: missing or without the elastic settings"
 	site_lines=$(site_lines_for_release <<<"$site_lines")
+	priority=$(priority_lines)
 	if [[ $MC_NO_PLUGINS != 1 ]]; then
 		plugindir=$(dirname "$JS_SO"):$(dirname "$SPANK_SO"):$plugindir
 	else
@@ -152,6 +162,7 @@ AccountingStoragePort=$PORT_DBD
 AccountingStoragePass=$MUNGE_SOCK
 # Fast tests: schedule often, kill quickly, keep finished jobs visible.
 SchedulerParameters=sched_interval=2,bf_interval=1
+$priority
 MessageTimeout=10
 # With hosts a crashed node is noticed within seconds, as a site would.
 SlurmdTimeout=$slurmd_timeout
