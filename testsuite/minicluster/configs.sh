@@ -65,6 +65,12 @@ write_configs() {
 		done)
 		elasticd_addr=$ctl_addr
 		slurmd_timeout=10 dbd_host=ctl
+		# 24.11 (measured) pings no node while a ping to a dead one waits
+		# out MessageTimeout (10 s); with SlurmdTimeout=10 the live nodes
+		# then look silent too, are set DOWN with the dead one and their
+		# jobs requeued.  Three times the MessageTimeout, as Slurm's own
+		# defaults (SlurmdTimeout=300) are far above it.
+		! slurm_at_least 23 11 || slurmd_timeout=30
 	else
 		ctl_addr=127.0.0.1
 		node_lines="NodeName=n[1-$MC_NODES] NodeAddr=127.0.0.1 NodeHostname=$host Port=[$PORT_SLURMD-$nodes_hi] CPUs=$MC_CPUS RealMemory=1000 State=UNKNOWN"
