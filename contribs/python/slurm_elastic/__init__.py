@@ -538,31 +538,48 @@ def load_checkpoint(map_location=None, environ=None):
 def torch_store_fallback() -> bool:
     """Make torch's rendezvous work on a torch built without libuv.
 
-    torch 2.4 and later create every TCPStore with libuv unless the
-    environment says ``USE_LIBUV=0``, and a torch built without libuv
-    (Debian 13's 2.6) then fails every ``init_process_group`` from the
-    environment with "use_libuv was requested but PyTorch was build
-    without libuv support".  If torch.distributed is loaded, USE_LIBUV is
-    unset and this torch's TCPStore refuses libuv (a store on an ephemeral
-    port of 127.0.0.1, closed at once), sets ``USE_LIBUV=0`` for this
-    process and its children.  True when it did.  Called at import when
-    torch.distributed is already imported, and by slurm_elastic.torch.
+    torch 2.4 and later create every TCPStore with libuv unless told
+    otherwise (``USE_LIBUV=0`` for a rendezvous from the environment; some
+    stores, torchrun's own and a torchrun worker's, cannot be told), and a
+    torch built without libuv (Debian 13's 2.6) then fails every one with
+    "use_libuv was requested but PyTorch was build without libuv support".
+    If torch.distributed is loaded, USE_LIBUV is unset (or 0) and this torch's
+    TCPStore refuses libuv (a store on an ephemeral port of 127.0.0.1,
+    closed at once): sets ``USE_LIBUV=0`` for this process and its
+    children, and makes torch.distributed's TCPStore default to no libuv
+    in this process (a subclass, under the names torch's modules imported
+    it by).  True when it did.  Called at import when torch.distributed is
+    already imported, and by slurm_elastic.torch and slurm_elastic.torchrun.
     """
     import sys
     dist = sys.modules.get("torch.distributed")
-    if dist is None or "USE_LIBUV" in os.environ or not hasattr(dist, "TCPStore"):
+    # USE_LIBUV=0 (ours, inherited, or the user's) still needs the stores
+    # that do not read it mended; another value is the user's choice.
+    if dist is None or os.environ.get("USE_LIBUV", "0") != "0" or not hasattr(dist, "TCPStore"):
         return False
+    base = dist.TCPStore
     try:
-        store = dist.TCPStore("127.0.0.1", 0, 1, True, use_libuv=True)
+        store = base("127.0.0.1", 0, 1, True, use_libuv=True)
     except RuntimeError as e:
         if "libuv" not in str(e):
             return False
-        os.environ["USE_LIBUV"] = "0"
-        return True
     except TypeError:  # a torch before use_libuv: nothing to mend
         return False
-    del store
-    return False
+    else:
+        del store
+        return False
+    os.environ["USE_LIBUV"] = "0"
+
+    class TCPStore(base):
+        def __init__(self, *args, **kwargs):
+            kwargs.setdefault("use_libuv", False)
+            super().__init__(*args, **kwargs)
+
+    TCPStore.__name__ = TCPStore.__qualname__ = base.__name__
+    for name, mod in list(sys.modules.items()):
+        if name.startswith("torch.distributed") and getattr(mod, "TCPStore", None) is base:
+            mod.TCPStore = TCPStore
+    return True
 
 
 # A handler as early as possible.  A bad ELASTIC_SIGNAL fails the import
