@@ -4,9 +4,17 @@
 # clean all of it up.  Source it after lib.sh, then call ed_setup.
 # shellcheck shell=bash
 
-# TEST_ELASTICD, TEST_ELASTICCTL: other binaries to test (e.g. installed ones).
-ELASTICD=${TEST_ELASTICD:-$ELASTIC_BUILDDIR/src/elasticd/elasticd}
-ELASTICCTL=${TEST_ELASTICCTL:-$ELASTIC_BUILDDIR/src/elasticctl/elasticctl}
+# TEST_ELASTICD, TEST_ELASTICCTL: other binaries to test (e.g. a sanitized
+# build's); else the build tree's, or the installed ones with
+# ELASTIC_INSTALLED=1 (lib.sh).
+if [ -n "${TEST_ELASTICD:-}" ]; then
+	ELASTICD=$TEST_ELASTICD
+elif [ "$ELASTIC_INSTALLED" = 1 ]; then
+	installed ELASTICD elasticd /usr/sbin/elasticd
+else
+	ELASTICD=$ELASTIC_BUILDDIR/src/elasticd/elasticd
+fi
+ELASTICCTL=${TEST_ELASTICCTL:-$ELASTIC_CTL}
 PYTHON=/usr/bin/python3
 ED_PORT=$((MC_PORT_BASE + 50))
 ED_SERVER=127.0.0.1:$ED_PORT

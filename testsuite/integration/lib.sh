@@ -99,9 +99,40 @@ log_has() { grep -qE -- "$2" "$1" 2>/dev/null; }
 nfiles() { find "${2:-$W}" -maxdepth 1 -name "$1" | wc -l; }
 have() { [ "$(nfiles "$1")" -ge "$2" ]; }
 
-# The launcher under test, from the build tree.
+# The programs under test: the build tree's, or with ELASTIC_INSTALLED=1
+# the installed ones (the packages': elastic-run, elastic-event and
+# elasticctl in PATH, the rsh agent of --launcher=mpirun where elastic-run
+# finds it; elasticd.sh: elasticd).  The tests' helper programs
+# (submit_raw, ckpt_tool, event_rank) are the build tree's either way; so
+# are the plugins unless the cluster was started with ELASTIC_INSTALLED=1
+# too (make check passes it to both).
+ELASTIC_INSTALLED=${ELASTIC_INSTALLED:-0}
+export ELASTIC_INSTALLED
+# installed VAR NAME [PATH]: VAR is the installed program NAME (at PATH,
+# default: found in PATH), or the test bails out naming it.
+installed() {
+	local p=${3:-$(command -v "$2" 2>/dev/null)}
+	if [ -z "$p" ] || [ ! -x "$p" ]; then
+		bail "ELASTIC_INSTALLED=1: $2 is not installed (${3:-not in PATH})"
+	fi
+	printf -v "$1" '%s' "$p"
+}
 # shellcheck disable=SC2034 # used by the tests
-RUN="$ELASTIC_BUILDDIR/src/elastic-run/elastic-run"
+case $ELASTIC_INSTALLED in
+1)
+	installed RUN elastic-run
+	installed ELASTIC_EVENT elastic-event
+	installed ELASTIC_CTL elasticctl
+	installed RSH_AGENT elastic-run-rsh /usr/libexec/slurm-elastic/elastic-run-rsh
+	;;
+0)
+	RUN=$ELASTIC_BUILDDIR/src/elastic-run/elastic-run
+	ELASTIC_EVENT=$ELASTIC_BUILDDIR/src/elastic-event/elastic-event
+	ELASTIC_CTL=$ELASTIC_BUILDDIR/src/elasticctl/elasticctl
+	RSH_AGENT=$ELASTIC_SRCDIR/src/elastic-run/elastic-run-rsh
+	;;
+*) bail "ELASTIC_INSTALLED must be 0 or 1, not '$ELASTIC_INSTALLED'" ;;
+esac
 
 # wait_until SECONDS CMD...: poll CMD every 0.1 s until it succeeds or the
 # deadline passes; returns CMD's last status.

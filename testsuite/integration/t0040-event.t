@@ -13,7 +13,7 @@ require_cluster
 
 plan 29
 
-EE=$ELASTIC_BUILDDIR/src/elastic-event/elastic-event
+EE=$ELASTIC_EVENT
 RANK_C=$ELASTIC_BUILDDIR/testsuite/integration/event_rank
 RANK_PY=$ELASTIC_SRCDIR/testsuite/integration/event_rank.py
 PYTHON=/usr/bin/python3

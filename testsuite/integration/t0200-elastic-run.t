@@ -53,7 +53,7 @@ ok "... and are up again" wait_until 20 log_has "$W/out" 'event=ranks-up restart
 
 # The event raised on the steps only, as elasticd does: elastic-run hears
 # of it from its sentinel step.
-ok "elastic-event raise JOB succeeds" "$ELASTIC_BUILDDIR/src/elastic-event/elastic-event" raise "$jid"
+ok "elastic-event raise JOB succeeds" "$ELASTIC_EVENT" raise "$jid"
 ok "... the ranks checkpoint" wait_until 20 have "ckpt.2.*" 2
 ok "... and are relaunched with ELASTIC_RESTART_COUNT=3" wait_until 30 have "ranks.3.*" 2
 like "... elastic-run saw it raised on the steps" "$(grep 'event=event restart=2' "$W/out")" 'cause=raised signal=URG on=steps'
@@ -73,7 +73,7 @@ W="$tmp/deaf" && mkdir -p "$W" && touch "$W/deaf" && echo 1 >"$W/last"
 jid=$(sbatch --parsable --elastic-min=2 --elastic-max=2 --elastic-grace=3 -o "$W/out" \
 	--export=ALL,W="$W" --wrap "exec $RUN -- $tmp/worker.sh")
 ok "ranks that ignore the event start" wait_until 60 log_has "$W/out" 'event=ranks-up restart=0'
-"$ELASTIC_BUILDDIR/src/elastic-event/elastic-event" raise "$jid"
+"$ELASTIC_EVENT" raise "$jid"
 ok "... are killed after the grace and relaunched" wait_until 30 have "ranks.1.*" 2
 like "... the timeline says they were killed after 3 s" "$(grep 'event=exited restart=0' "$W/out")" 'killed_members=1 grace=3 waited=[3-9]\.'
 ok "... and the job completes" wait_until 30 job_gone_or_done "$jid"

@@ -12,7 +12,7 @@ require_cluster
 
 plan 14
 
-EVENT="$ELASTIC_BUILDDIR/src/elastic-event/elastic-event"
+EVENT="$ELASTIC_EVENT"
 TRAIN="$ELASTIC_SRCDIR/contribs/examples/torchrun/train.py"
 CHECK="$ELASTIC_SRCDIR/contribs/examples/pytorch/check_samples.py"
 PYTHON=/usr/bin/python3

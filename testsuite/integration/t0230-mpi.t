@@ -15,7 +15,7 @@ ed_setup
 
 plan 39
 
-AGENT="$ELASTIC_SRCDIR/src/elastic-run/elastic-run-rsh"
+AGENT="$RSH_AGENT"
 TRAIN="$ELASTIC_BUILDDIR/contribs/examples/mpi/train_mpi"
 CHECK="$ELASTIC_SRCDIR/contribs/examples/pytorch/check_samples.py"
 for f in "$AGENT" "$TRAIN"; do [ -x "$f" ] || bail "not built or not executable: $f"; done
@@ -105,7 +105,7 @@ like "... a fresh start at world 2" "$(cat "$W/mpirun.0.out")" 'train_mpi: world
 # Grow: the unit joins the world; the event raised on the base job's steps
 # (as elasticd raises it).
 echo "$base $unit" >"$W/members"
-"$ELASTIC_BUILDDIR/src/elastic-event/elastic-event" raise "$base"
+"$ELASTIC_EVENT" raise "$base"
 ok "the event on the base's steps: mpirun exits 75 (the event status) after a checkpoint" wait_until 30 log_has "$W/base.out" 'exit restart=0 rc=75'
 step_a=$(event_step 0)
 ok "... at step $step_a" test -f "$W/ckpt/ckpt-$(printf %08d "${step_a:-0}").bin"

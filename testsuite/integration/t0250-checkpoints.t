@@ -9,7 +9,7 @@ require_cluster
 
 plan 32
 
-CTL="$ELASTIC_BUILDDIR/src/elasticctl/elasticctl"
+CTL="$ELASTIC_CTL"
 TOOL="$ELASTIC_BUILDDIR/testsuite/integration/ckpt_tool"
 make_tmp tmp
 chmod 755 "$tmp"

@@ -10,7 +10,7 @@ require_cluster
 
 plan 16
 
-CTL="$ELASTIC_BUILDDIR/src/elasticctl/elasticctl"
+CTL="$ELASTIC_CTL"
 make_tmp tmp
 chmod 755 "$tmp"
 at_exit cleanup_jobs

@@ -132,7 +132,7 @@ jid=$(runuser -u "$TEST_USER" -- sbatch --parsable -D "$ED_TMP" -o "$W/out" -t 3
 	--wrap "exec $RUN --elasticd=none -- $W/rank.sh")
 ok "ranks that take 3 s to checkpoint start" wait_until 60 test -e "$W/up.0"
 ok "... elastic-run says they are up" wait_until 30 log_has "$W/out" 'event=ranks-up restart=0'
-"$ELASTIC_BUILDDIR/src/elastic-event/elastic-event" raise "$jid" >/dev/null
+"$ELASTIC_EVENT" raise "$jid" >/dev/null
 ok "... on an event, it warns: 3 s is more than half of the 5 s grace" \
 	wait_until 30 log_has "$W/out" 'event=grace-warning restart=0 nnodes=1 exit_seconds=[3-4]\.[0-9]+ grace=5 killed=no'
 like "... in the job's output, in words" "$(grep 'elastic-run: warning: the ranks took' "$W/out")" \
@@ -156,7 +156,7 @@ jid=$(runuser -u "$TEST_USER" -- sbatch --parsable -D "$ED_TMP" -o "$W/out" -t 3
 	--elastic-min=1 --elastic-max=1 --elastic-grace=60 --export=ALL,W="$W" \
 	--wrap "exec $RUN --elasticd=none -- $W/rank.sh")
 ok "a rank that is slow to install its handler starts" wait_until 60 test -e "$W/started"
-"$ELASTIC_BUILDDIR/src/elastic-event/elastic-event" raise "$jid" >/dev/null
+"$ELASTIC_EVENT" raise "$jid" >/dev/null
 ok "... an event raised meanwhile reaches it all the same: it exits 75, long before the 60 s grace" \
 	wait_until 20 log_has "$W/out" 'event=exited restart=0 nnodes=1 killed_members=0 waited=[0-9]\.[0-9]+ status=exit=75'
 ok "... and the run ends in success" wait_until 30 log_has "$W/out" 'event=done restart=1 .*result=success'

@@ -25,7 +25,7 @@ is "the pages hold the examples: train.py twice (the same), rank.c, train.sh, si
 chmod a+r "$W"/*
 # What a user's PATH has: elastic-run, and a python3 that sees Debian's
 # torch (DESIGN: call Debian's interpreter).
-ln -s "$ELASTIC_BUILDDIR/src/elastic-run/elastic-run" "$W/bin/elastic-run"
+ln -s "$RUN" "$W/bin/elastic-run"
 ln -s /usr/bin/python3 "$W/bin/python3"
 command -v mpicc >/dev/null || bail "mpicc not found (apt-get install libopenmpi-dev)"
 "$PYTHON" -c 'import torch' 2>/dev/null || bail "python3-torch is not installed"

@@ -85,14 +85,16 @@ write_configs() {
 	site_lines=$(site_lines_for_release <<<"$site_lines")
 	priority=$(priority_lines)
 	if [[ $MC_NO_PLUGINS != 1 ]]; then
-		plugindir=$(dirname "$JS_SO"):$(dirname "$SPANK_SO"):$plugindir
+		# Installed plugins (ELASTIC_INSTALLED=1) are in Slurm's own
+		# directory: no other one.
+		((ELASTIC_INSTALLED)) || plugindir=$(dirname "$JS_SO"):$(dirname "$SPANK_SO"):$plugindir
 	else
 		site_lines=$(grep -v '^JobSubmitPlugins=' <<<"$site_lines")
 	fi
 
 	# Always our own plugstack.conf (otherwise Slurm reads /etc/slurm's):
-	# etc/plugstack.conf.example with the build tree's plugin and the
-	# cluster's elastic.conf.
+	# etc/plugstack.conf.example with the build tree's plugin (or the
+	# installed one) and the cluster's elastic.conf.
 	if [[ $MC_NO_PLUGINS == 1 ]]; then
 		echo "# empty: MC_NO_PLUGINS=1" >"$ETC/plugstack.conf"
 	else

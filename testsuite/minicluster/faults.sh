@@ -133,11 +133,16 @@ cmd_restart() {
 	echo "$PROG: restart: $name restarted in $(elapsed "$t0") s (pid $(read_pid "$name"))"
 }
 
-# elasticd ARGS...: the build tree's elasticd on ctl (on this machine
-# without hosts), recorded so that down stops it and restart restarts it.
+# elasticd ARGS...: the build tree's elasticd (the installed one with
+# ELASTIC_INSTALLED=1) on ctl (on this machine without hosts), recorded so
+# that down stops it and restart restarts it.
 cmd_elasticd() {
 	local bin=$ELASTIC_BUILDDIR/src/elasticd/elasticd
 	((EUID == 0)) || die "must run as root"
+	if ((ELASTIC_INSTALLED)); then
+		bin=/usr/sbin/elasticd
+		[[ -x $bin ]] || die "elasticd: ELASTIC_INSTALLED=1: not installed: $bin (install elasticd)"
+	fi
 	[[ -x $bin ]] || die "elasticd: not built: $bin"
 	daemon_alive slurmctld || die "elasticd: the cluster is not up in $MC_DIR"
 	if daemon_alive elasticd; then die "elasticd: already running (pid $(read_pid elasticd))"; fi
