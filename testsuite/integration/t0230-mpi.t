@@ -144,10 +144,11 @@ like "... at step $step_b" "$(cat "$W/mpirun.2.out")" \
 unit2=$(as_user sbatch --parsable -N1 -J mpi-unit -D "$W" -o /dev/null -t 30 --wrap 'exec sleep 1800')
 ok "a second unit job runs" wait_until 30 job_running "$unit2"
 echo "$base $unit2" >"$W/members"
-# This job's mpirun (its batch script's), not another cluster's.
+# This job's mpirun (its batch script's), not another cluster's.  Open
+# MPI 5's mpirun execs PRRTE's prterun.
 job_mpirun() {
 	local p
-	for p in $(pgrep -u "$TEST_USER" -x mpirun); do
+	for p in $(pgrep -u "$TEST_USER" -x 'mpirun|prterun'); do
 		tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "SLURM_JOB_ID=$base" && echo "$p" && return 0
 	done
 	return 1
