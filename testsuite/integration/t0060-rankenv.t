@@ -21,6 +21,9 @@ echo "\$line"
 EOS
 chmod 755 "$tmp/show"
 field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p"; }
+# The first task's line: srun may print a notice first (a step that waits
+# for the previous one's nodes says so on stderr).
+first_task() { grep -m1 '^n[0-9]'; }
 
 # --- one allocation, 4 nodes x 2 tasks -------------------------------------
 out=$(timeout 60 srun -N4 --ntasks-per-node=2 --elastic-min=4 --elastic-max=4 "$tmp/show" 2>&1)
@@ -43,10 +46,10 @@ is "MASTER_ADDR is the step's first node, where rank 0 runs ($rank0), not srun's
 is "MASTER_PORT is the job's, the same for all" "$(printf '%s\n' "$out" | field MASTER_PORT | sort -u)" "$((20000 + jid % 10000))"
 is "ELASTIC_JOB_ID is the job id" "$(printf '%s\n' "$out" | field ELASTIC_JOB_ID | sort -u)" "$jid"
 is "ELASTIC_NNODES=4, RESTART_COUNT=0, PREV_NNODES=0, SIGNAL=URG" \
-	"$(printf '%s\n' "$out" | head -n1 | tr ' ' '\n' | grep -E '^ELASTIC_(NNODES|RESTART_COUNT|PREV_NNODES|SIGNAL)=' | tr '\n' ' ')" \
+	"$(printf '%s\n' "$out" | first_task | tr ' ' '\n' | grep -E '^ELASTIC_(NNODES|RESTART_COUNT|PREV_NNODES|SIGNAL)=' | tr '\n' ' ')" \
 	"ELASTIC_RESTART_COUNT=0 ELASTIC_NNODES=4 ELASTIC_PREV_NNODES=0 ELASTIC_SIGNAL=URG "
 is "ELASTIC_CHECKPOINT_DIR is the default, expanded" "$(printf '%s\n' "$out" | field ELASTIC_CHECKPOINT_DIR | sort -u)" "$HOME/elastic-checkpoints/$jid"
-is "ELASTIC_PREV_CHECKPOINT is set, empty" "$(printf '%s\n' "$out" | head -n1 | grep -o ' ELASTIC_PREV_CHECKPOINT=[^ ]*')" " ELASTIC_PREV_CHECKPOINT="
+is "ELASTIC_PREV_CHECKPOINT is set, empty" "$(printf '%s\n' "$out" | first_task | grep -o ' ELASTIC_PREV_CHECKPOINT=[^ ]*')" " ELASTIC_PREV_CHECKPOINT="
 
 # --- a batch job: size config and a world across allocations ---------------
 printf 'default BATCH=64 LR=0.1\n2 BATCH=32\n4 LR=0.05\n' >"$tmp/sizes.conf"
@@ -74,10 +77,10 @@ off=$(cat "$tmp/offset.out")
 is "launcher offsets: RANK 2 and 3 of WORLD_SIZE 4" "$(printf '%s\n' "$off" | field RANK | sort -n | tr '\n' ' ')/$(printf '%s\n' "$off" | field WORLD_SIZE | sort -u)" "2 3 /4"
 is "... GROUP_RANK 2 and 3" "$(printf '%s\n' "$off" | field GROUP_RANK | sort -n | tr '\n' ' ')" "2 3 "
 is "... the launcher's rendezvous, group id, restart count and previous size" \
-	"$(printf '%s\n' "$off" | head -n1 | tr ' ' '\n' | grep -E '^(MASTER_ADDR|MASTER_PORT|ELASTIC_JOB_ID|ELASTIC_RESTART_COUNT|ELASTIC_NNODES|ELASTIC_PREV_NNODES|ELASTIC_PREV_CHECKPOINT)=' | tr '\n' ' ')" \
+	"$(printf '%s\n' "$off" | first_task | tr ' ' '\n' | grep -E '^(MASTER_ADDR|MASTER_PORT|ELASTIC_JOB_ID|ELASTIC_RESTART_COUNT|ELASTIC_NNODES|ELASTIC_PREV_NNODES|ELASTIC_PREV_CHECKPOINT)=' | tr '\n' ' ')" \
 	"MASTER_ADDR=10.1.2.3 MASTER_PORT=29400 ELASTIC_JOB_ID=77 ELASTIC_RESTART_COUNT=3 ELASTIC_NNODES=4 ELASTIC_PREV_NNODES=2 ELASTIC_PREV_CHECKPOINT=/ck/77/step-9 "
 is "... per-size settings of the world's size (4), and %j is the group's id" \
-	"$(printf '%s\n' "$off" | head -n1 | grep -o 'ELASTIC_CHECKPOINT_DIR=[^ ]*.*BATCH=[^ ]* LR=[^ ]*' | sed 's/ELASTIC_PREV_CHECKPOINT=[^ ]* ELASTIC_SIGNAL=[^ ]* //')" \
+	"$(printf '%s\n' "$off" | first_task | grep -o 'ELASTIC_CHECKPOINT_DIR=[^ ]*.*BATCH=[^ ]* LR=[^ ]*' | sed 's/ELASTIC_PREV_CHECKPOINT=[^ ]* ELASTIC_SIGNAL=[^ ]* //')" \
 	"ELASTIC_CHECKPOINT_DIR=$tmp/ck-$(id -un)-77 BATCH=64 LR=0.05"
 like "an inconsistent launcher variable fails the step with a clear error" "$(cat "$tmp/bad.out")" "elastic: ELASTIC_WORLD_SIZE=1 is smaller than ELASTIC_RANK_OFFSET=0 \+ 2 tasks"
 
