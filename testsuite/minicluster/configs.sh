@@ -14,11 +14,15 @@ debian_plugin_dir() {
 # What differs between the Slurm releases the cluster runs (22.05 to
 # 24.11), in one place, as slurm_compat.h is for the C code.
 # slurm_at_least MAJOR MINOR: this machine's slurmd is that release or later.
+# The release is asked once per process.
+SLURM_RELEASE=""
 slurm_at_least() {
-	local v
-	v=$(slurmd -V 2>/dev/null | sed -n 's/^slurm[^ ]* \([0-9]*\)\.\([0-9]*\)\..*/\1 \2/p')
-	[[ -n $v ]] || die "cannot tell the Slurm release from 'slurmd -V'"
-	set -- "$1" "$2" $v
+	if [[ -z $SLURM_RELEASE ]]; then
+		SLURM_RELEASE=$(slurmd -V 2>/dev/null | sed -n 's/^slurm[^ ]* \([0-9]*\)\.\([0-9]*\)\..*/\1 \2/p')
+		[[ -n $SLURM_RELEASE ]] || die "cannot tell the Slurm release from 'slurmd -V'"
+	fi
+	# shellcheck disable=SC2086 # MAJOR MINOR
+	set -- "$1" "$2" $SLURM_RELEASE
 	(($3 > $1 || ($3 == $1 && $4 >= $2)))
 }
 # The site's lines in this release's spelling: from 23.02 the documented
