@@ -34,6 +34,7 @@ enum key_type {
 	T_SERVER,  /* where clients reach elasticd: no wildcard; "" = unset */
 	T_MSEC,	   /* POLICY_POLL_MS_MIN..POLICY_POLL_MS_MAX */
 	T_ABSPATH, /* absolute, no % escapes; empty = unset */
+	T_HOLDS,   /* 0..POLICY_RELEASE_HOLDS_MAX */
 };
 
 #define F(field) offsetof(struct elastic_policy, field)
@@ -76,6 +77,7 @@ static const struct key {
 	{ "ElasticdUser", T_NAME, F(elasticd_user) },
 	{ "ElasticdMungeSocket", T_ABSPATH, F(elasticd_munge_socket) },
 	{ "ElasticdStateDir", T_ABSPATH, F(elasticd_state_dir) },
+	{ "ElasticdReleaseLaunchHolds", T_HOLDS, F(elasticd_release_holds) },
 };
 #undef F
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
@@ -167,6 +169,7 @@ void policy_defaults(struct elastic_policy *p)
 	strcpy(p->default_checkpoint_dir, "%h/elastic-checkpoints/%j");
 	strcpy(p->elasticd_listen, POLICY_DEFAULT_LISTEN);
 	p->elasticd_poll_ms = POLICY_POLL_MS_DEFAULT;
+	p->elasticd_release_holds = POLICY_RELEASE_HOLDS_DEFAULT;
 }
 
 static const struct key *find_key(const char *name)
@@ -361,16 +364,17 @@ static int set_hostport(char *field, const char *val, bool server,
 }
 
 /* A whole number within the bounds of its type (T_NODES, T_SECONDS,
- * T_KEEP, T_NICE). */
+ * T_KEEP, T_NICE, T_HOLDS). */
 static int set_count_key(void *field, const struct key *k, const char *val,
 			 const char *where, elastic_error_t *err)
 {
 	enum parse_result r;
 	unsigned long v;
-	unsigned long lo = (k->type == T_SECONDS || k->type == T_NICE) ? 0 : 1;
+	unsigned long lo = (k->type == T_NODES || k->type == T_KEEP) ? 1 : 0;
 	unsigned long hi = (k->type == T_NODES)	    ? ELASTIC_NODES_LIMIT
 			   : (k->type == T_SECONDS) ? MAX_SECONDS
 			   : (k->type == T_NICE)    ? MAX_NICE
+			   : (k->type == T_HOLDS)   ? POLICY_RELEASE_HOLDS_MAX
 						    : MAX_KEEP;
 
 	r = parse_uint(val, lo, hi, &v);
@@ -437,6 +441,7 @@ static int set_key(struct elastic_policy *p, const struct key *k, char *val,
 	case T_SECONDS:
 	case T_KEEP:
 	case T_NICE:
+	case T_HOLDS:
 		return set_count_key(field, k, val, where, err);
 	case T_BOOL:
 		if (parse_bool(val, field) != PARSE_OK)

@@ -109,12 +109,17 @@ struct elastic_policy {
 	char elasticd_munge_socket[POLICY_PATH_MAX + 1];
 	/* ElasticdStateDir; "" = none */
 	char elasticd_state_dir[POLICY_PATH_MAX + 1];
+	/* ElasticdReleaseLaunchHolds: times per group elasticd releases a
+	 * base that Slurm held after a failed launch */
+	unsigned elasticd_release_holds;
 };
 
-#define POLICY_DEFAULT_LISTEN  "127.0.0.1:6830"
-#define POLICY_POLL_MS_MIN     100
-#define POLICY_POLL_MS_MAX     60000
-#define POLICY_POLL_MS_DEFAULT 1000
+#define POLICY_DEFAULT_LISTEN	     "127.0.0.1:6830"
+#define POLICY_POLL_MS_MIN	     100
+#define POLICY_POLL_MS_MAX	     60000
+#define POLICY_POLL_MS_DEFAULT	     1000
+#define POLICY_RELEASE_HOLDS_MAX     10
+#define POLICY_RELEASE_HOLDS_DEFAULT 2
 /* ElasticdListen and ElasticdServer are checked with hostport_parse()
  * (hostport.h). */
 

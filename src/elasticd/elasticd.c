@@ -131,6 +131,8 @@ static int reload_policy(bool first)
 		    strcmp(p.elasticd_munge_socket,
 			   ctx.policy.elasticd_munge_socket) ||
 		    strcmp(p.elasticd_user, ctx.policy.elasticd_user) ||
+		    p.elasticd_release_holds !=
+			ctx.policy.elasticd_release_holds ||
 		    memcmp(&p.elasticd_admins, &ctx.policy.elasticd_admins,
 			   sizeof(p.elasticd_admins)))
 			elog_warn("%s: Elasticd* settings changed: they apply "
@@ -143,6 +145,7 @@ static int reload_policy(bool first)
 		       ctx.policy.elasticd_munge_socket);
 		strcpy(p.elasticd_user, ctx.policy.elasticd_user);
 		p.elasticd_admins = ctx.policy.elasticd_admins;
+		p.elasticd_release_holds = ctx.policy.elasticd_release_holds;
 	}
 	ctx.policy = p;
 	elog_info("%s %s (MaxNodes=%u, PreemptiblePartitions=%s, "
@@ -273,6 +276,12 @@ static void perform(struct action_list *l, int64_t now)
 				reconcile_submitted(ctx.rec, a->group, a->token,
 						    0, now);
 			}
+			break;
+		case ACTION_RELEASE:
+			if (slurmio_release(ctx.io, a->job, &err) < 0)
+				elog_error("%s: %s", a->text, err.text);
+			else
+				elog_warn("%s", a->text);
 			break;
 		case ACTION_CANCEL:
 			if (slurmio_cancel(ctx.io, a->job, &err) < 0)
@@ -499,6 +508,7 @@ static int start_daemon(sigset_t *sigs)
 
 	slurm_init(NULL);
 	reconcile_config_defaults(&rc);
+	rc.release_launch_holds = ctx.policy.elasticd_release_holds;
 	ctx.io = slurmio_create();
 	ctx.rec = reconcile_create(&rc);
 	ctx.subq = ctx.io ? submitq_create(SUBMITQ_WORKERS, submit_unit, ctx.io)

@@ -63,6 +63,11 @@ struct job_view {
 	 * Set by slurmio (one RPC for all steps, only while a unit is in a
 	 * preemption's grace). */
 	bool steps_gone;
+	/* Pending, held by Slurm after its batch launch failed ("launch
+	 * failed requeued held": a prolog failed, or a requeue raced the
+	 * node's return and met the old job there). */
+	bool launch_held;
+	uint32_t restarts; /* Slurm's requeue count */
 	uint32_t nnodes;   /* held (running) or asked for (pending) */
 	const char *nodes; /* Slurm node list; "" unless running */
 	uid_t uid;

@@ -43,6 +43,8 @@
  *   grace.
  * - When the base ends every unit is cancelled; a unit without a live
  *   base (an orphan) is cancelled.
+ * - A requeued base that Slurm held because its launch failed is
+ *   released, a bounded number of times per group.
  */
 
 #define GROUP_MAX_SLOTS	 1024 /* units a group may hold or ask for */
@@ -50,10 +52,11 @@
 #define ACTION_TEXT_MAX	 256
 
 enum action_type {
-	ACTION_SUBMIT, /* submit a unit; report with reconcile_submitted() */
-	ACTION_CANCEL, /* cancel job (SIGKILL) */
-	ACTION_RAISE,  /* raise signal in jobs[] (the old world) */
-	ACTION_NOTE,   /* nothing to do: a decision worth a log line */
+	ACTION_SUBMIT,	/* submit a unit; report with reconcile_submitted() */
+	ACTION_CANCEL,	/* cancel job (SIGKILL) */
+	ACTION_RAISE,	/* raise signal in jobs[] (the old world) */
+	ACTION_NOTE,	/* nothing to do: a decision worth a log line */
+	ACTION_RELEASE, /* release job, held by Slurm (scontrol release) */
 };
 
 /* What a unit job is to be.  Strings point into the snapshot the pass
@@ -80,7 +83,7 @@ struct unit_request {
 struct action {
 	enum action_type type;
 	uint32_t group;		  /* base job id; 0: an orphan unit's cancel */
-	uint32_t job;		  /* ACTION_CANCEL */
+	uint32_t job;		  /* ACTION_CANCEL, ACTION_RELEASE */
 	uint32_t token;		  /* ACTION_SUBMIT: for reconcile_submitted() */
 	struct unit_request unit; /* ACTION_SUBMIT */
 	int signal;		  /* ACTION_RAISE */
@@ -111,6 +114,10 @@ struct reconcile_config {
 	unsigned max_submit_group;
 	unsigned max_submit_pass;
 	unsigned max_pending_user;
+	/* A base Slurm held after a failed launch is released so many
+	 * times per group (ElasticdReleaseLaunchHolds), then left to an
+	 * admin. */
+	unsigned release_launch_holds;
 };
 void reconcile_config_defaults(struct reconcile_config *c);
 

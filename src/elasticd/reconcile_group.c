@@ -116,6 +116,7 @@ void reconcile_config_defaults(struct reconcile_config *c)
 	c->max_submit_group = 8;
 	c->max_submit_pass = 32;
 	c->max_pending_user = 64;
+	c->release_launch_holds = 2;
 }
 
 size_t rec_hash(uint32_t id, size_t n)

@@ -66,6 +66,7 @@ enum note_bit {
 	NOTE_WAIT_FAULT = 8,
 	NOTE_SUBMIT_CAP = 16,
 	NOTE_BASE_PARTITION = 32,
+	NOTE_LAUNCH_HOLD = 64,
 };
 
 struct group {
@@ -95,6 +96,11 @@ struct group {
 	unsigned submit_failures;
 	unsigned noted;
 	bool end_noted;
+	/* launch holds released (release_launch_holds), the base's requeue
+	 * count at the last, and when it was sent */
+	unsigned holds_released;
+	uint32_t hold_restarts;
+	int64_t hold_sent;
 	int64_t ended_at; /* base and units all gone (GROUP_ENDED); 0 if not */
 
 	struct expect *expect;

@@ -14,6 +14,10 @@
 #include "elastic-event/raise.h"
 #include "slurmio.h"
 
+/* job_info_t.state_desc of a batch job that Slurm requeued and held
+ * because its launch failed (the same from 22.05 to 24.11). */
+#define LAUNCH_HELD_DESC "launch failed requeued held"
+
 #define UID_CACHE 1024 /* owners remembered; cleared when full */
 
 struct uid_name {
@@ -135,6 +139,10 @@ static int add_job(struct slurmio *io, struct snapshot *s,
 	j.id = ji->job_id;
 	model_job_state(ji->job_state, ji->preempt_time, &j.phase, &j.end,
 			&j.preempted);
+	j.restarts = ji->restart_cnt;
+	j.launch_held = j.phase == PHASE_PENDING && ji->priority == 0 &&
+			ji->state_desc &&
+			!strcmp(ji->state_desc, LAUNCH_HELD_DESC);
 	j.nnodes = ji->num_nodes;
 	j.nodes = j.phase == PHASE_RUNNING && ji->nodes ? ji->nodes : "";
 	j.uid = ji->user_id;
@@ -327,6 +335,20 @@ int slurmio_cancel(struct slurmio *io, uint32_t job_id, elastic_error_t *err)
 		return elastic_errorf(err, "job %u: %s", job_id,
 				      slurm_strerror(e));
 	}
+	return 0;
+}
+
+int slurmio_release(struct slurmio *io, uint32_t job_id, elastic_error_t *err)
+{
+	job_desc_msg_t d;
+
+	slurm_init_job_desc_msg(&d);
+	d.job_id = job_id;
+	d.priority = INFINITE; /* as scontrol release: Slurm computes it */
+	rpc(io);
+	if (slurm_update_job(&d) != SLURM_SUCCESS)
+		return elastic_errorf(err, "job %u: %s", job_id,
+				      slurm_strerror(errno));
 	return 0;
 }
 

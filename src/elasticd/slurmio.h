@@ -41,6 +41,9 @@ int slurmio_submit(struct slurmio *io, const struct unit_request *u,
 /* Cancel a job (SIGKILL to all of it). */
 int slurmio_cancel(struct slurmio *io, uint32_t job_id, elastic_error_t *err);
 
+/* Release a held job (scontrol release): its priority back to Slurm's. */
+int slurmio_release(struct slurmio *io, uint32_t job_id, elastic_error_t *err);
+
 /* Raise sig in every step of each job (raise_job()); one RPC per job.
  * Tries all; returns -1 if any failed, err naming the last. */
 int slurmio_raise(struct slurmio *io, const uint32_t *jobs, size_t n, int sig,

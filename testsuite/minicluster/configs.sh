@@ -136,6 +136,20 @@ write_configs() {
 	} >>"$ETC/elastic.conf"
 	chmod 644 "$ETC/elastic.conf" "$ETC/plugstack.conf"
 
+	# The nodes' prolog: a test makes a job's launch fail (Slurm then
+	# drains the node, requeues the job and holds it) with a file
+	# prolog-fail/JOBID.K per failure; each launch takes one.
+	mkdir -p "$MC_DIR/prolog-fail"
+	chmod 755 "$MC_DIR/prolog-fail"
+	cat >"$ETC/prolog" <<EOF
+#!/bin/sh
+for f in "$MC_DIR/prolog-fail/\$SLURM_JOB_ID".*; do
+	rm "\$f" 2>/dev/null && exit 1
+done
+exit 0
+EOF
+	chmod 755 "$ETC/prolog"
+
 	cat >"$CONF" <<EOF
 # Written by $PROG up; rewritten on every up.
 ClusterName=mini
@@ -145,8 +159,10 @@ SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
 CredType=cred/munge
-# Honoured by slurmctld, slurmd, slurmstepd and all clients.
-AuthInfo=socket=$MUNGE_SOCK
+# Honoured by slurmctld, slurmd, slurmstepd and all clients.  A requeued
+# job waits cred_expire + 1 s before it may start again (Slurm's default
+# 120 s; 30 s here, so that tests of requeues end sooner).
+AuthInfo=socket=$MUNGE_SOCK,cred_expire=30
 StateSaveLocation=$MC_DIR/state
 SlurmctldPidFile=$RUN/daemon/slurmctld.pid
 SlurmctldLogFile=$LOG/slurmctld.log
@@ -180,6 +196,7 @@ MessageTimeout=10
 SlurmdTimeout=$slurmd_timeout
 InactiveLimit=0
 KillWait=5
+Prolog=$ETC/prolog
 MinJobAge=300
 # Set by up: continues after the last job id in slurmdbd.
 FirstJobId=1

@@ -150,6 +150,8 @@ static struct snapshot *snap_of(struct sim *s)
 		j.end = t->end;
 		j.preempted = t->preempted;
 		j.steps_gone = t->steps_gone;
+		j.launch_held = t->launch_held;
+		j.restarts = t->restarts;
 		j.nnodes = t->nnodes;
 		snprintf(nodes, sizeof(nodes), "n[%u-%u]", t->id,
 			 t->id + t->nnodes - 1);
@@ -184,6 +186,7 @@ void pass_on(struct sim *s, bool same_snapshot)
 	if (reconcile_pass(s->r, s->snap, &s->pol, s->now, &s->l, &err) != 0)
 		fail_msg("reconcile_pass: %s", err.text);
 	s->submits = s->submits_od = s->cancels = s->raises = s->notes = 0;
+	s->releases = 0;
 	s->nraised = 0;
 	for (size_t i = 0; i < s->l.n; i++) {
 		const struct action *a = &s->l.a[i];
@@ -245,6 +248,11 @@ void pass_on(struct sim *s, bool same_snapshot)
 			break;
 		case ACTION_NOTE:
 			s->notes++;
+			break;
+		case ACTION_RELEASE:
+			s->releases++;
+			assert_true(job(s, a->job)->launch_held);
+			job(s, a->job)->launch_held = false;
 			break;
 		}
 	}

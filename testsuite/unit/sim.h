@@ -32,6 +32,8 @@ struct sjob {
 	enum job_phase phase;
 	enum job_end end;
 	bool preempted, steps_gone;
+	bool launch_held; /* Slurm held it after a failed launch */
+	uint32_t restarts;
 	uint32_t nnodes;
 	uid_t uid;
 	struct unit_tag unit;
@@ -59,7 +61,7 @@ struct sim {
 	} held[64];
 	size_t nheld;
 	/* what the last pass did */
-	unsigned submits, submits_od, cancels, raises, notes;
+	unsigned submits, submits_od, cancels, raises, notes, releases;
 	uint32_t submit_nodes[64];
 	uint32_t cancelled[64];
 	uint32_t raised[64];

@@ -58,6 +58,7 @@ static void defaults(void **state)
 	assert_int_equal(p.elasticd_admins.n, 0);
 	assert_string_equal(p.elasticd_munge_socket, "");
 	assert_string_equal(p.elasticd_state_dir, "");
+	assert_int_equal(p.elasticd_release_holds, 2);
 }
 
 /* An empty file, or one of only comments and blanks, is the defaults. */
@@ -136,7 +137,8 @@ static const char all_keys_text[] = "MaxNodes=64\n"
 				    "ElasticdPollInterval=250\n"
 				    "ElasticdAdmins=ops,slurm\n"
 				    "ElasticdMungeSocket=/run/munge/m.sock\n"
-				    "ElasticdStateDir=/var/lib/elasticd\n";
+				    "ElasticdStateDir=/var/lib/elasticd\n"
+				    "ElasticdReleaseLaunchHolds=0\n";
 
 static void check_all_keys(const struct elastic_policy *p)
 {
@@ -187,6 +189,7 @@ static void check_all_keys(const struct elastic_policy *p)
 	assert_string_equal(p->elasticd_admins.name[1], "slurm");
 	assert_string_equal(p->elasticd_munge_socket, "/run/munge/m.sock");
 	assert_string_equal(p->elasticd_state_dir, "/var/lib/elasticd");
+	assert_int_equal(p->elasticd_release_holds, 0);
 }
 
 static void all_keys(void **state)

@@ -47,6 +47,12 @@ static void elasticd_keys(void **state)
 		  "path" },
 		{ "ElasticdStateDir=/a\x01b",
 		  "e.conf:1: ElasticdStateDir: control character in path" },
+		{ "ElasticdReleaseLaunchHolds=11",
+		  "e.conf:1: ElasticdReleaseLaunchHolds=11: out of range "
+		  "(allowed: 0 to 10)" },
+		{ "ElasticdReleaseLaunchHolds=-1",
+		  "e.conf:1: ElasticdReleaseLaunchHolds=-1: not a whole "
+		  "number (allowed: 0 to 10)" },
 		{ "ElasticdAdmins=a b", "e.conf:1: ElasticdAdmins: bad "
 					"character in name 'a b' (allowed: "
 					"letters, digits, - _ . @ +)" },

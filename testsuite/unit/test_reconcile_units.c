@@ -1,7 +1,8 @@
 /*
  * Unit tests of reconcile.c, the units a group is given and those it lets
  * go: on-demand units and who may have them, the caps and the bounds on
- * submissions, units cancelled when their base ends or is requeued and
+ * submissions, units cancelled when their base ends or is requeued (and
+ * the base released when Slurm held it after a failed launch) and
  * orphans, and submissions that are late, unanswered or refused (never
  * made twice), near the base's time limit, with no partition to go to, or
  * beyond what the caps allow.  On the simulated Slurm of sim.c.
@@ -356,6 +357,83 @@ static void base_requeued(void **state)
 	sim_free(s);
 }
 
+/* A requeued base Slurm held after a failed launch: released once per
+ * hold (its requeue count), again only if the release got lost, at most
+ * release_launch_holds times; then left to an admin, said once. */
+static void base_launch_held(void **state)
+{
+	struct sim *s;
+	struct sjob *b;
+
+	s = sim_start_step(1, 2, 1);
+	grow_to_target(s);
+	b = job(s, BASE);
+	b->phase = PHASE_PENDING;
+	b->restarts = 1;
+	b->launch_held = true;
+	pass(s);
+	assert_int_equal(s->cancels, 1);
+	assert_int_equal(s->releases, 1);
+	assert_int_equal(status(s, NULL, 0).state, GROUP_PENDING);
+	pass(s);
+	assert_int_equal(s->releases, 0);
+	/* Its next launch fails too. */
+	b->restarts = 2;
+	b->launch_held = true;
+	pass(s);
+	assert_int_equal(s->releases, 1);
+	/* The release got lost: sent again after the retry time only. */
+	b->launch_held = true;
+	pass(s);
+	assert_int_equal(s->releases, 0);
+	advance(s, 31000);
+	pass(s);
+	assert_int_equal(s->releases, 1);
+	/* A third hold: past the bound (2), said once. */
+	b->restarts = 3;
+	b->launch_held = true;
+	pass(s);
+	assert_int_equal(s->releases, 0);
+	assert_int_equal(s->notes, 1);
+	advance(s, 60000);
+	pass(s);
+	assert_int_equal(s->releases, 0);
+	assert_int_equal(s->notes, 0);
+	/* Released by an admin, it runs and the group goes on. */
+	b->launch_held = false;
+	b->phase = PHASE_RUNNING;
+	b->start = (time_t)(s->now / 1000);
+	pass(s);
+	assert_int_equal(s->submits, 1);
+	sim_free(s);
+}
+
+/* ElasticdReleaseLaunchHolds=0: every hold is left to an admin. */
+static void base_launch_held_never(void **state)
+{
+	struct reconcile_config c;
+	struct sim *s;
+	struct sjob *b;
+
+	s = sim_start_step(1, 1, 1);
+	reconcile_config_defaults(&c);
+	assert_int_equal(c.release_launch_holds, 2);
+	c.release_launch_holds = 0;
+	reconcile_destroy(s->r);
+	s->r = reconcile_create(&c);
+	assert_non_null(s->r);
+	b = job(s, BASE);
+	b->phase = PHASE_PENDING;
+	b->restarts = 1;
+	b->launch_held = true;
+	pass(s);
+	assert_int_equal(s->releases, 0);
+	assert_int_equal(s->notes, 1);
+	pass(s);
+	assert_int_equal(s->notes, 0);
+	sim_free(s);
+}
+
 static void orphans(void **state)
 {
 	struct sim *s;
@@ -616,6 +694,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(base_partition_checked),
 		cmocka_unit_test(base_ends_units_cancelled),
 		cmocka_unit_test(base_requeued),
+		cmocka_unit_test(base_launch_held),
+		cmocka_unit_test(base_launch_held_never),
 		cmocka_unit_test(orphans),
 		cmocka_unit_test(orphan_cancel_retried),
 		cmocka_unit_test(idempotent),
