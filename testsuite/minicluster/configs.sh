@@ -160,9 +160,8 @@ SlurmdUser=root
 AuthType=auth/munge
 CredType=cred/munge
 # Honoured by slurmctld, slurmd, slurmstepd and all clients.  A requeued
-# job waits cred_expire + 1 s before it may start again (Slurm's default
-# 120 s; 30 s here, so that tests of requeues end sooner).
-AuthInfo=socket=$MUNGE_SOCK,cred_expire=30
+# job waits cred_expire + 1 s before it may start again (MC_CRED_EXPIRE).
+AuthInfo=socket=$MUNGE_SOCK,cred_expire=$MC_CRED_EXPIRE
 StateSaveLocation=$MC_DIR/state
 SlurmctldPidFile=$RUN/daemon/slurmctld.pid
 SlurmctldLogFile=$LOG/slurmctld.log
