@@ -78,6 +78,7 @@ static const struct key {
 	{ "ElasticdMungeSocket", T_ABSPATH, F(elasticd_munge_socket) },
 	{ "ElasticdStateDir", T_ABSPATH, F(elasticd_state_dir) },
 	{ "ElasticdReleaseLaunchHolds", T_HOLDS, F(elasticd_release_holds) },
+	{ "ElasticdResyncInterval", T_SECONDS, F(elasticd_resync_s) },
 };
 #undef F
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))

@@ -112,6 +112,9 @@ struct elastic_policy {
 	/* ElasticdReleaseLaunchHolds: times per group elasticd releases a
 	 * base that Slurm held after a failed launch */
 	unsigned elasticd_release_holds;
+	/* ElasticdResyncInterval: seconds between reads of the whole queue;
+	 * 0 = every poll */
+	unsigned elasticd_resync_s;
 };
 
 #define POLICY_DEFAULT_LISTEN	     "127.0.0.1:6830"

@@ -334,6 +334,9 @@ static enum MHD_Result serve_v1(const struct req *rq, const struct route *r,
 
 		snprintf(msg, sizeof(msg),
 			 "no elastic group of yours has job %u", r->id);
+		/* Maybe a group elasticd has not read yet (between reads
+		 * of the whole queue): look at that job next cycle. */
+		api_queue_lookup(r->id);
 		return reply_error(rq, MHD_HTTP_NOT_FOUND, msg);
 	}
 	switch (r->kind) {

@@ -60,4 +60,11 @@ int api_take_raise_requests(uint32_t *ids, size_t max);
  */
 int api_take_reports(struct launch_report *out, size_t max);
 
+/*
+ * Job ids that callers asked about (GET /v1/groups/ID and the like) and
+ * no group has: maybe the base of a group not read yet.  Moves up to max
+ * into ids and returns how many.
+ */
+int api_take_lookups(uint32_t *ids, size_t max);
+
 #endif

@@ -27,6 +27,7 @@
 #define API_TIMEOUT	     10		/* seconds a connection may idle */
 #define API_MEMORY	     (32 << 10) /* per connection: request headers */
 #define API_RAISE_MAX	     1024	/* raise requests not yet taken */
+#define API_LOOKUP_MAX	     16		/* unknown ids asked about, a cycle */
 #define API_ADMINS_REFRESH_S 60		/* re-resolve admin names */
 
 /* A published view and the requests reading it. */
@@ -51,6 +52,8 @@ struct api_state {
 	size_t nraise;
 	struct launch_report report[API_RAISE_MAX];
 	size_t nreport;
+	uint32_t lookup[API_LOOKUP_MAX];
+	size_t nlookup;
 };
 extern struct api_state api;
 
@@ -68,5 +71,6 @@ struct held_view *api_view_get(void);
 void api_view_put(struct held_view *h);
 int api_queue_raise(uint32_t id);
 int api_queue_report(const struct launch_report *rep);
+void api_queue_lookup(uint32_t id);
 
 #endif

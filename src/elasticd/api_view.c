@@ -76,6 +76,21 @@ int api_queue_report(const struct launch_report *rep)
 	return rc;
 }
 
+/* Remember a job id a caller asked about that no group has, once; the
+ * rest are dropped while the queue is full (the next read of the whole
+ * queue finds them anyway). */
+void api_queue_lookup(uint32_t id)
+{
+	pthread_mutex_lock(&api.lock);
+	for (size_t i = 0; i < api.nlookup; i++)
+		if (api.lookup[i] == id)
+			goto out;
+	if (api.nlookup < API_LOOKUP_MAX)
+		api.lookup[api.nlookup++] = id;
+out:
+	pthread_mutex_unlock(&api.lock);
+}
+
 /* Move up to max of a queue's oldest items (size bytes each) to out. */
 static int take(void *out, void *queue, size_t *n, size_t max, size_t size)
 {
@@ -98,4 +113,9 @@ int api_take_reports(struct launch_report *out, size_t max)
 int api_take_raise_requests(uint32_t *ids, size_t max)
 {
 	return take(ids, api.raise, &api.nraise, max, sizeof(ids[0]));
+}
+
+int api_take_lookups(uint32_t *ids, size_t max)
+{
+	return take(ids, api.lookup, &api.nlookup, max, sizeof(ids[0]));
 }

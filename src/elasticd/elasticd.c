@@ -133,6 +133,7 @@ static int reload_policy(bool first)
 		    strcmp(p.elasticd_user, ctx.policy.elasticd_user) ||
 		    p.elasticd_release_holds !=
 			ctx.policy.elasticd_release_holds ||
+		    p.elasticd_resync_s != ctx.policy.elasticd_resync_s ||
 		    memcmp(&p.elasticd_admins, &ctx.policy.elasticd_admins,
 			   sizeof(p.elasticd_admins)))
 			elog_warn("%s: Elasticd* settings changed: they apply "
@@ -146,6 +147,7 @@ static int reload_policy(bool first)
 		strcpy(p.elasticd_user, ctx.policy.elasticd_user);
 		p.elasticd_admins = ctx.policy.elasticd_admins;
 		p.elasticd_release_holds = ctx.policy.elasticd_release_holds;
+		p.elasticd_resync_s = ctx.policy.elasticd_resync_s;
 	}
 	ctx.policy = p;
 	elog_info("%s %s (MaxNodes=%u, PreemptiblePartitions=%s, "
@@ -378,7 +380,16 @@ static void cycle(void)
 
 	slurmio_cycle(ctx.io);
 	reload_policy(false);
-	if (slurmio_load(ctx.io, now, FULL_REFRESH_S, &s, &changed, &err) < 0) {
+	{
+		uint32_t ids[SLURMIO_LOOKUPS_MAX];
+		int n = api_take_lookups(ids, SLURMIO_LOOKUPS_MAX);
+
+		if (n > 0)
+			slurmio_lookup(ctx.io, ids, (size_t)n);
+	}
+	if (slurmio_load(ctx.io, now, FULL_REFRESH_S,
+			 ctx.policy.elasticd_resync_s, &s, &changed,
+			 &err) < 0) {
 		if (!ctx.ctld_down)
 			elog_error("%s; retrying every cycle", err.text);
 		ctx.ctld_down = true;

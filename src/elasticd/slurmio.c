@@ -32,6 +32,14 @@ struct slurmio {
 	uint64_t rpcs, rpcs_cycle, bad_tags;
 	struct uid_name users[UID_CACHE];
 	size_t nusers;
+	/* resync mode: the owners of the groups' live jobs, and when the
+	 * whole queue was last read */
+	uid_t owners[SLURMIO_OWNERS_MAX];
+	size_t nowners;
+	bool owners_overflow;
+	int64_t last_resync_ms;
+	uint32_t lookups[SLURMIO_LOOKUPS_MAX];
+	size_t nlookups;
 };
 
 struct slurmio *slurmio_create(void)
@@ -209,8 +217,108 @@ static bool mark_steps(struct slurmio *io, struct snapshot *s)
 	return flipped;
 }
 
+/* The owners of the snapshot's live jobs (bases and units), for the loads
+ * by owner; too many of them and the whole queue is cheaper. */
+static void note_owners(struct slurmio *io, const struct snapshot *s)
+{
+	size_t n = snapshot_count(s);
+
+	io->nowners = 0;
+	io->owners_overflow = false;
+	for (size_t i = 0; i < n; i++) {
+		const struct job_view *j = snapshot_job(s, i);
+		size_t k;
+
+		if (j->phase == PHASE_GONE)
+			continue;
+		for (k = 0; k < io->nowners && io->owners[k] != j->uid; k++)
+			;
+		if (k < io->nowners)
+			continue;
+		if (io->nowners == SLURMIO_OWNERS_MAX) {
+			io->owners_overflow = true;
+			return;
+		}
+		io->owners[io->nowners++] = j->uid;
+	}
+}
+
+/* Adds the tagged jobs of one answer to s.  0 or -1 (err set). */
+static int add_jobs(struct slurmio *io, struct snapshot *s,
+		    const job_info_msg_t *msg, elastic_error_t *err)
+{
+	for (uint32_t i = 0; i < msg->record_count; i++)
+		if (add_job(io, s, &msg->job_array[i], err) < 0)
+			return -1;
+	return 0;
+}
+
+void slurmio_lookup(struct slurmio *io, const uint32_t *ids, size_t n)
+{
+	for (size_t i = 0; i < n && io->nlookups < SLURMIO_LOOKUPS_MAX; i++)
+		io->lookups[io->nlookups++] = ids[i];
+}
+
+/* Between resyncs: the jobs of the groups' owners, one RPC per owner, and
+ * the jobs asked about.  SHOW_LOCAL: without it libslurm asks for the
+ * federation first, one more RPC each (elasticd serves one cluster). */
+static int load_owners(struct slurmio *io, int64_t now_ms,
+		       const struct snapshot **ret, bool *changed,
+		       elastic_error_t *err)
+{
+	struct snapshot *s = snapshot_create((time_t)(now_ms / 1000));
+
+	if (!s)
+		return elastic_errorf(err, "out of memory");
+	for (size_t k = 0; k < io->nowners; k++) {
+		job_info_msg_t *msg = NULL;
+		int rc;
+
+		rpc(io);
+		if (slurm_load_job_user(&msg, io->owners[k],
+					SHOW_ALL | SHOW_LOCAL) !=
+		    SLURM_SUCCESS) {
+			int e = errno;
+
+			snapshot_destroy(s);
+			return elastic_errorf(err, "slurm_load_job_user: %s",
+					      slurm_strerror(e));
+		}
+		rc = add_jobs(io, s, msg, err);
+		compat_free_job_info_msg(msg);
+		if (rc < 0) {
+			snapshot_destroy(s);
+			return -1;
+		}
+	}
+	for (size_t k = 0; k < io->nlookups; k++) {
+		job_info_msg_t *msg = NULL;
+		int rc;
+
+		rpc(io);
+		if (slurm_load_job(&msg, io->lookups[k],
+				   SHOW_ALL | SHOW_LOCAL) != SLURM_SUCCESS)
+			continue; /* no such job: nothing to add */
+		rc = add_jobs(io, s, msg, err);
+		compat_free_job_info_msg(msg);
+		if (rc < 0) {
+			snapshot_destroy(s);
+			return -1;
+		}
+	}
+	io->nlookups = 0;
+	snapshot_finish(s);
+	snapshot_destroy(io->snap);
+	io->snap = s;
+	note_owners(io, s);
+	mark_steps(io, s);
+	*ret = s;
+	*changed = true;
+	return 0;
+}
+
 int slurmio_load(struct slurmio *io, int64_t now_ms, unsigned full_refresh_s,
-		 const struct snapshot **ret, bool *changed,
+		 unsigned resync_s, const struct snapshot **ret, bool *changed,
 		 elastic_error_t *err)
 {
 	job_info_msg_t *msg = NULL;
@@ -218,8 +326,13 @@ int slurmio_load(struct slurmio *io, int64_t now_ms, unsigned full_refresh_s,
 	time_t since = io->last_update;
 
 	*changed = false;
-	if (full_refresh_s &&
-	    now_ms - io->last_full_ms >= (int64_t)full_refresh_s * 1000)
+	if (resync_s && io->snap && !io->owners_overflow &&
+	    now_ms - io->last_resync_ms < (int64_t)resync_s * 1000)
+		return load_owners(io, now_ms, ret, changed, err);
+	if (resync_s)
+		io->last_resync_ms = now_ms;
+	else if (full_refresh_s &&
+		 now_ms - io->last_full_ms >= (int64_t)full_refresh_s * 1000)
 		since = 0;
 	rpc(io);
 	if (slurm_load_jobs(since, &msg, SHOW_ALL) != SLURM_SUCCESS) {
@@ -230,6 +343,7 @@ int slurmio_load(struct slurmio *io, int64_t now_ms, unsigned full_refresh_s,
 			*ret = io->snap;
 			return 0;
 		}
+		io->last_resync_ms = 0; /* again at the next cycle */
 		return elastic_errorf(err, "slurm_load_jobs: %s",
 				      slurm_strerror(e));
 	}
@@ -238,12 +352,10 @@ int slurmio_load(struct slurmio *io, int64_t now_ms, unsigned full_refresh_s,
 		compat_free_job_info_msg(msg);
 		return elastic_errorf(err, "out of memory");
 	}
-	for (uint32_t i = 0; i < msg->record_count; i++) {
-		if (add_job(io, s, &msg->job_array[i], err) < 0) {
-			compat_free_job_info_msg(msg);
-			snapshot_destroy(s);
-			return -1;
-		}
+	if (add_jobs(io, s, msg, err) < 0) {
+		compat_free_job_info_msg(msg);
+		snapshot_destroy(s);
+		return -1;
 	}
 	snapshot_finish(s);
 	io->last_update = msg->last_update;
@@ -252,6 +364,8 @@ int slurmio_load(struct slurmio *io, int64_t now_ms, unsigned full_refresh_s,
 	compat_free_job_info_msg(msg);
 	snapshot_destroy(io->snap);
 	io->snap = s;
+	io->nlookups = 0; /* the whole queue was read */
+	note_owners(io, s);
 	mark_steps(io, s);
 	*ret = s;
 	*changed = true;

@@ -22,16 +22,27 @@ struct slurmio *slurmio_create(void);	  /* NULL when out of memory */
 void slurmio_destroy(struct slurmio *io); /* NULL is fine */
 
 /*
- * The jobs of elastic groups now: one slurm_load_jobs() with the time of
- * the last answer, so that slurmctld answers "no change" (and we reuse the
- * snapshot we have) when nothing changed.  Every full_refresh_s seconds
- * (0: never) the whole list is asked for regardless.  *ret belongs to io
- * and stays valid until the next slurmio_load() that returns *changed =
- * true, or slurmio_destroy().  Returns 0, or -1 (slurmctld unreachable,
- * ...) leaving the previous snapshot in place.
+ * The jobs of elastic groups now.  With resync_s 0: one slurm_load_jobs()
+ * with the time of the last answer, so that slurmctld answers "no change"
+ * (and we reuse the snapshot we have) when nothing changed; every
+ * full_refresh_s seconds (0: never) the whole list is asked for
+ * regardless.  With resync_s N: the whole queue only every N seconds (to
+ * find new groups), and between, one slurm_load_job_user() per owner of
+ * the groups' live jobs, which costs slurmctld the owners' jobs, not the
+ * queue (more than SLURMIO_OWNERS_MAX owners: the whole queue, as with
+ * 0).  *ret belongs to io and stays valid until the next slurmio_load()
+ * that returns *changed = true, or slurmio_destroy().  Returns 0, or -1
+ * (slurmctld unreachable, ...) leaving the previous snapshot in place.
  */
+#define SLURMIO_OWNERS_MAX 32
+
+/* Jobs to read at the next load between reads of the whole queue (a
+ * launcher asked about a group not seen yet), with their owners from then
+ * on; at most SLURMIO_LOOKUPS_MAX are kept, the rest dropped. */
+#define SLURMIO_LOOKUPS_MAX 16
+void slurmio_lookup(struct slurmio *io, const uint32_t *ids, size_t n);
 int slurmio_load(struct slurmio *io, int64_t now_ms, unsigned full_refresh_s,
-		 const struct snapshot **ret, bool *changed,
+		 unsigned resync_s, const struct snapshot **ret, bool *changed,
 		 elastic_error_t *err);
 
 /* Submit a unit as its owner; its job id in *job_id. */

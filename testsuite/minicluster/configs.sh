@@ -197,6 +197,7 @@ InactiveLimit=0
 KillWait=5
 Prolog=$ETC/prolog
 MinJobAge=300
+MaxJobCount=$MC_MAX_JOBS
 # Set by up: continues after the last job id in slurmdbd.
 FirstJobId=1
 # From etc/slurm.conf.example:

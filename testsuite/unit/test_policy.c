@@ -59,6 +59,7 @@ static void defaults(void **state)
 	assert_string_equal(p.elasticd_munge_socket, "");
 	assert_string_equal(p.elasticd_state_dir, "");
 	assert_int_equal(p.elasticd_release_holds, 2);
+	assert_int_equal(p.elasticd_resync_s, 0);
 }
 
 /* An empty file, or one of only comments and blanks, is the defaults. */
@@ -138,7 +139,8 @@ static const char all_keys_text[] = "MaxNodes=64\n"
 				    "ElasticdAdmins=ops,slurm\n"
 				    "ElasticdMungeSocket=/run/munge/m.sock\n"
 				    "ElasticdStateDir=/var/lib/elasticd\n"
-				    "ElasticdReleaseLaunchHolds=0\n";
+				    "ElasticdReleaseLaunchHolds=0\n"
+				    "ElasticdResyncInterval=60\n";
 
 static void check_all_keys(const struct elastic_policy *p)
 {
@@ -190,6 +192,7 @@ static void check_all_keys(const struct elastic_policy *p)
 	assert_string_equal(p->elasticd_munge_socket, "/run/munge/m.sock");
 	assert_string_equal(p->elasticd_state_dir, "/var/lib/elasticd");
 	assert_int_equal(p->elasticd_release_holds, 0);
+	assert_int_equal(p->elasticd_resync_s, 60);
 }
 
 static void all_keys(void **state)
