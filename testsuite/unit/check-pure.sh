@@ -1,31 +1,37 @@
 #!/bin/sh
 # libcommon is pure: none of its objects may fork, exec, touch the file
 # system, write a log or call Slurm (what does goes in libcommonio).  TAP, one test per
-# library checked: libcommon must have none of these symbols; libcommonio,
-# the check's own control, must have some (else the check sees nothing).
+# library checked: libcommon and libtrace must have none of these symbols;
+# libcommonio, the check's own control, must have some (else the check
+# sees nothing).
 top=${top_builddir:-../..}
 libs="$top/src/common/.libs"
 bad='^(fork|vfork|execv|execvp|execve|execl|execlp|posix_spawn|posix_spawnp|system|popen|open|open64|openat|openat64|creat|fopen|fopen64|freopen|opendir|fdopendir|readdir|readdir64|unlink|unlinkat|rename|renameat|mkdir|mkdirat|rmdir|stat|stat64|lstat|fstatat|fstatat64|readlink|readlinkat|printf|vprintf|fprintf|vfprintf|__printf_chk|__fprintf_chk|__vfprintf_chk|puts|fputs|fwrite|write|stderr|stdout|syslog|vsyslog|slurm_.*)$'
-echo "1..2"
+echo "1..3"
 if ! command -v nm >/dev/null 2>&1; then
 	echo "not ok 1 - nm (binutils) is needed to read libcommon's symbols"
 	echo "not ok 2 - nm (binutils) is needed to read libcommonio's symbols"
+	echo "not ok 3 - nm (binutils) is needed to read libtrace's symbols"
 	exit 0
 fi
 undefined() { nm -u "$1" 2>/dev/null | awk '{ print $NF }' | sed 's/@.*//' | grep -E "$bad" | sort -u | tr '\n' ' '; }
-if [ ! -f "$libs/libcommon.a" ]; then
-	echo "not ok 1 - $libs/libcommon.a: not built"
-else
-	found=$(undefined "$libs/libcommon.a")
-	if [ -z "$found" ]; then
-		echo "ok 1 - libcommon calls no fork, exec, file, log or Slurm function"
-	else
-		echo "not ok 1 - libcommon calls: $found(move them to libcommonio)"
+pure() {
+	if [ ! -f "$libs/$2.a" ]; then
+		echo "not ok $1 - $libs/$2.a: not built"
+		return
 	fi
-fi
+	found=$(undefined "$libs/$2.a")
+	if [ -z "$found" ]; then
+		echo "ok $1 - $2 calls no fork, exec, file, log or Slurm function"
+	else
+		echo "not ok $1 - $2 calls: $found($3)"
+	fi
+}
+pure 1 libcommon "move them to libcommonio"
 found=$(undefined "$libs/libcommonio.a")
 if [ -n "$found" ]; then
 	echo "ok 2 - the check sees libcommonio's: $found"
 else
 	echo "not ok 2 - the check sees none of libcommonio's calls: it cannot see libcommon's either"
 fi
+pure 3 libtrace "files are read with libcommonio's parse_read_file()"
