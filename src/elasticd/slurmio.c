@@ -253,6 +253,29 @@ static int add_jobs(struct slurmio *io, struct snapshot *s,
 	return 0;
 }
 
+/* add_jobs(), then the answer is freed. */
+static int take_jobs(struct slurmio *io, struct snapshot *s,
+		     job_info_msg_t *msg, elastic_error_t *err)
+{
+	int rc = add_jobs(io, s, msg, err);
+
+	compat_free_job_info_msg(msg);
+	return rc;
+}
+
+/* s, finished, is the snapshot now: the owners and the lookups follow. */
+static void install(struct slurmio *io, struct snapshot *s,
+		    const struct snapshot **ret, bool *changed)
+{
+	snapshot_destroy(io->snap);
+	io->snap = s;
+	io->nlookups = 0; /* read, or not a job */
+	note_owners(io, s);
+	mark_steps(io, s);
+	*ret = s;
+	*changed = true;
+}
+
 void slurmio_lookup(struct slurmio *io, const uint32_t *ids, size_t n)
 {
 	for (size_t i = 0; i < n && io->nlookups < SLURMIO_LOOKUPS_MAX; i++)
@@ -272,49 +295,34 @@ static int load_owners(struct slurmio *io, int64_t now_ms,
 		return elastic_errorf(err, "out of memory");
 	for (size_t k = 0; k < io->nowners; k++) {
 		job_info_msg_t *msg = NULL;
-		int rc;
 
 		rpc(io);
 		if (slurm_load_job_user(&msg, io->owners[k],
 					SHOW_ALL | SHOW_LOCAL) !=
 		    SLURM_SUCCESS) {
-			int e = errno;
-
-			snapshot_destroy(s);
-			return elastic_errorf(err, "slurm_load_job_user: %s",
-					      slurm_strerror(e));
+			elastic_errorf(err, "slurm_load_job_user: %s",
+				       slurm_strerror(errno));
+			goto fail;
 		}
-		rc = add_jobs(io, s, msg, err);
-		compat_free_job_info_msg(msg);
-		if (rc < 0) {
-			snapshot_destroy(s);
-			return -1;
-		}
+		if (take_jobs(io, s, msg, err) < 0)
+			goto fail;
 	}
 	for (size_t k = 0; k < io->nlookups; k++) {
 		job_info_msg_t *msg = NULL;
-		int rc;
 
 		rpc(io);
 		if (slurm_load_job(&msg, io->lookups[k],
 				   SHOW_ALL | SHOW_LOCAL) != SLURM_SUCCESS)
 			continue; /* no such job: nothing to add */
-		rc = add_jobs(io, s, msg, err);
-		compat_free_job_info_msg(msg);
-		if (rc < 0) {
-			snapshot_destroy(s);
-			return -1;
-		}
+		if (take_jobs(io, s, msg, err) < 0)
+			goto fail;
 	}
-	io->nlookups = 0;
 	snapshot_finish(s);
-	snapshot_destroy(io->snap);
-	io->snap = s;
-	note_owners(io, s);
-	mark_steps(io, s);
-	*ret = s;
-	*changed = true;
+	install(io, s, ret, changed);
 	return 0;
+fail:
+	snapshot_destroy(s);
+	return -1;
 }
 
 int slurmio_load(struct slurmio *io, int64_t now_ms, unsigned full_refresh_s,
@@ -362,13 +370,7 @@ int slurmio_load(struct slurmio *io, int64_t now_ms, unsigned full_refresh_s,
 	if (!since)
 		io->last_full_ms = now_ms;
 	compat_free_job_info_msg(msg);
-	snapshot_destroy(io->snap);
-	io->snap = s;
-	io->nlookups = 0; /* the whole queue was read */
-	note_owners(io, s);
-	mark_steps(io, s);
-	*ret = s;
-	*changed = true;
+	install(io, s, ret, changed);
 	return 0;
 }
 

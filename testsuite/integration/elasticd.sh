@@ -67,13 +67,9 @@ ed_setup() {
 }
 
 # ed_write_conf [KEY=VALUE...]: elasticd's own copy of the cluster's
-# elastic.conf, fast for tests, with the given keys replaced or added:
-# ED_CONF_EXTRA's (space-separated KEY=VALUE: all the elasticd tests in
-# another setting, e.g. ElasticdResyncInterval=30), then the arguments.
+# elastic.conf, fast for tests, with the given keys replaced or added.
 ed_write_conf() {
 	local kv keys="ElasticdListen ElasticdServer ElasticdPollInterval ElasticdAdmins ElasticdMungeSocket ElasticdStateDir DefaultScaleDelay"
-	# shellcheck disable=SC2086 # KEY=VALUE words
-	set -- ${ED_CONF_EXTRA:-} "$@"
 	for kv in "$@"; do keys="$keys ${kv%%=*}"; done
 	{
 		echo "# $ED_NAME: the cluster's elastic.conf, then the test's settings"

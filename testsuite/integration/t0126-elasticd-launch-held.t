@@ -47,7 +47,7 @@ scontrol release "$a" "$b"
 # --- A. one failed launch ----------------------------------------------------
 requeued() { [ "$(restarts "$1")" -ge 1 ] 2>/dev/null; }
 ok "A: its launch fails: Slurm drains the node and requeues the base" wait_until 30 requeued "$a"
-node_a=$(sinfo -h -N -t drain -o '%N %E' | awk '$2 == "Prolog" { print $1 }' | head -n1)
+drained_first=$(drained)
 ok "A: elasticd releases it and it runs (after Slurm's 30 s)" wait_until 90 job_running "$a"
 is "A: ... requeued once, on another node than a drained one" \
 	"$(restarts "$a") $(drained | tr ' ' '\n' | grep -cxF "$(job_field "$a" NodeList)")" "1 0"
@@ -56,7 +56,7 @@ ok "A: the timeline records it" \
 	gwait 10 "$a" 'any(e.get("cause") == "fail" and "launch failed" in e.get("detail", "") for e in events)' ||
 	show_group "$a"
 ok "A: the group forms its world" gwait 30 "$a" 'world == 1 and state == "RUNNING"' || show_group "$a"
-diag "A: first launch on ${node_a:-?}, then $(job_field "$a" NodeList)"
+diag "A: drained after the first launches: ${drained_first:-none}; A then on $(job_field "$a" NodeList)"
 
 # --- B. launches that keep failing ---------------------------------------
 second_hold() { [ "$(restarts "$b")" = 2 ] && held "$b"; }
