@@ -35,6 +35,7 @@ enum key_type {
 	T_MSEC,	   /* POLICY_POLL_MS_MIN..POLICY_POLL_MS_MAX */
 	T_ABSPATH, /* absolute, no % escapes; empty = unset */
 	T_HOLDS,   /* 0..POLICY_RELEASE_HOLDS_MAX */
+	T_NOTIFY,  /* yes, no, drop */
 };
 
 #define F(field) offsetof(struct elastic_policy, field)
@@ -79,6 +80,8 @@ static const struct key {
 	{ "ElasticdStateDir", T_ABSPATH, F(elasticd_state_dir) },
 	{ "ElasticdReleaseLaunchHolds", T_HOLDS, F(elasticd_release_holds) },
 	{ "ElasticdResyncInterval", T_SECONDS, F(elasticd_resync_s) },
+	{ "ElasticdNotify", T_NOTIFY, F(elasticd_notify) },
+	{ "ElasticdUnitProgram", T_ABSPATH, F(elasticd_unit_program) },
 };
 #undef F
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
@@ -99,6 +102,28 @@ int policy_parse_ondemand(const char *s, enum elastic_ondemand *ret)
 {
 	for (int i = 0; i <= ELASTIC_ONDEMAND_ALWAYS; i++) {
 		if (!strcmp(s, ondemand_words[i])) {
+			*ret = i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static const char *const notify_words[] = {
+	[POLICY_NOTIFY_YES] = "yes",
+	[POLICY_NOTIFY_NO] = "no",
+	[POLICY_NOTIFY_DROP] = "drop",
+};
+
+const char *policy_notify_name(enum policy_notify n)
+{
+	return ((unsigned)n <= POLICY_NOTIFY_DROP) ? notify_words[n] : "?";
+}
+
+int policy_parse_notify(const char *s, enum policy_notify *ret)
+{
+	for (int i = 0; i <= POLICY_NOTIFY_DROP; i++) {
+		if (!strcmp(s, notify_words[i])) {
 			*ret = i;
 			return 0;
 		}
@@ -171,6 +196,7 @@ void policy_defaults(struct elastic_policy *p)
 	strcpy(p->elasticd_listen, POLICY_DEFAULT_LISTEN);
 	p->elasticd_poll_ms = POLICY_POLL_MS_DEFAULT;
 	p->elasticd_release_holds = POLICY_RELEASE_HOLDS_DEFAULT;
+	p->elasticd_notify = POLICY_NOTIFY_YES;
 }
 
 static const struct key *find_key(const char *name)
@@ -499,6 +525,13 @@ static int set_key(struct elastic_policy *p, const struct key *k, char *val,
 		return set_hostport(field, val, true, where, k->name, err);
 	case T_MSEC:
 		return set_msec_key(field, k, val, where, err);
+	case T_NOTIFY:
+		if (policy_parse_notify(val, field) < 0)
+			return elastic_errorf(err,
+					      "%s: %s=%s: not valid (allowed: "
+					      "yes, no, drop)",
+					      where, k->name, val);
+		return 0;
 	case T_ABSPATH:
 		return set_abspath_key(field, k, val, where, err);
 	}

@@ -50,6 +50,16 @@ unsigned policy_caps_get(const struct policy_caps *c, const char *name);
  * The site's policy, from elastic.conf (slurm.conf-style Key=Value lines).
  * A plain value type (a few KiB): copy it freely, nothing to free.
  */
+/* ElasticdNotify's values. */
+enum policy_notify {
+	POLICY_NOTIFY_YES,  /* units notify, elasticd wakes at once */
+	POLICY_NOTIFY_NO,   /* units only hold nodes; elasticd polls */
+	POLICY_NOTIFY_DROP, /* units notify, elasticd drops it (to test that
+			     * the poll alone keeps every group right) */
+};
+const char *policy_notify_name(enum policy_notify n);
+int policy_parse_notify(const char *s, enum policy_notify *ret);
+
 struct elastic_policy {
 	/* Caps on a job's --elastic-max: the most specific applies. */
 	unsigned max_nodes;		 /* MaxNodes */
@@ -115,6 +125,12 @@ struct elastic_policy {
 	/* ElasticdResyncInterval: seconds between reads of the whole queue;
 	 * 0 = every poll */
 	unsigned elasticd_resync_s;
+	/* ElasticdNotify: whether units tell elasticd when they start and
+	 * when Slurm signals them, and whether elasticd listens */
+	enum policy_notify elasticd_notify;
+	/* ElasticdUnitProgram: what a unit runs to do so; "" = elastic-run
+	 * where it was installed */
+	char elasticd_unit_program[POLICY_PATH_MAX + 1];
 };
 
 #define POLICY_DEFAULT_LISTEN	     "127.0.0.1:6830"

@@ -575,6 +575,8 @@ int main(int argc, char **argv)
 	elog_init(PROG, ELOG_INFO, 0);
 	if (argc == 2 && strcmp(argv[1], "--sentinel") == 0)
 		return sentinel_main();
+	if (argc == 2 && strncmp(argv[1], "--unit=", 7) == 0)
+		return unit_main(argv[1] + 7);
 	if ((rc = parse_options(argc, argv, &c, &cl)) >= 0)
 		return rc;
 	if ((rc = job_config(&c, cl.launcher)) ||

@@ -220,6 +220,8 @@ bool world_moved(const struct config *c, struct source *src,
 bool own_job_preempted(uint32_t job_id);
 bool world_intact(const struct config *c, struct source *src,
 		  struct members *cur, char *detail, size_t len);
+/* unit.c: elastic-run --unit=SIG, a unit's program. */
+int unit_main(const char *sigarg);
 int sentinel_main(void);
 void sentinel_start(uint32_t job_id, const char *srun, struct sentinel *s);
 int sentinel_read(struct sentinel *s, bool *ready);

@@ -317,6 +317,57 @@ static enum MHD_Result serve_report(const struct req *rq,
 		     render_report(g->base_job_id), NULL);
 }
 
+/* Read job id at the next cycle, which comes at once where notifications
+ * are taken, unless the caller's wake-ups are over their rate (a flood of
+ * them would be a flood of reads on slurmctld). */
+static void lookup_now(const struct req *rq, uint32_t id)
+{
+	bool wake;
+
+	api_queue_lookup(id);
+	pthread_mutex_lock(&api.lock);
+	wake = api.notify == POLICY_NOTIFY_YES &&
+	       api_lookup_allowed(rq->c.uid, rq->c.admin);
+	pthread_mutex_unlock(&api.lock);
+	if (wake)
+		api_wake();
+}
+
+/* POST /v1/groups/ID/notify?event=E: a unit says it started or was
+ * signalled.  The answer is the same whatever is done with it: the job is
+ * read at once (a lookup and a wake-up), or the notification is dropped
+ * (ElasticdNotify=drop), or it is for a job elasticd has not read yet
+ * (read at once too: maybe a new unit). */
+static enum MHD_Result serve_notify(const struct req *rq, const struct route *r)
+{
+	enum notify_event ev;
+	enum policy_notify mode;
+	const char *why;
+
+	if (route_parse_notify(MHD_lookup_connection_value(
+				   rq->conn, MHD_GET_ARGUMENT_KIND, "event"),
+			       &ev, &why) < 0)
+		return reply_error(rq, MHD_HTTP_BAD_REQUEST, why);
+	pthread_mutex_lock(&api.lock);
+	mode = api.notify;
+	if (mode == POLICY_NOTIFY_YES &&
+	    !api_lookup_allowed(rq->c.uid, rq->c.admin))
+		mode = POLICY_NOTIFY_DROP; /* over its caller's rate */
+	if (mode == POLICY_NOTIFY_YES)
+		api.notified++;
+	else
+		api.notify_dropped++;
+	pthread_mutex_unlock(&api.lock);
+	if (mode == POLICY_NOTIFY_YES) {
+		elog_debug("notified: job %u, %s (uid %u)", r->id,
+			   notify_event_name(ev), (unsigned)rq->c.uid);
+		api_queue_lookup(r->id);
+		api_wake();
+	}
+	return reply(rq, MHD_HTTP_ACCEPTED, JSON_TYPE,
+		     render_notify(r->id, notify_event_name(ev)), NULL);
+}
+
 /* The /v1 endpoints, for an authenticated caller and a view. */
 static enum MHD_Result serve_v1(const struct req *rq, const struct route *r,
 				const struct elasticd_view *v)
@@ -329,14 +380,24 @@ static enum MHD_Result serve_v1(const struct req *rq, const struct route *r,
 		return reply(rq, MHD_HTTP_OK, JSON_TYPE, render_groups(v, c),
 			     NULL);
 	g = auth_find_group(v, c, r->id);
+	/* Asked about a group whose base elasticd saw pending: its launcher
+	 * runs, so the base does: read it now (a base's start has no
+	 * notification of its own; its launcher's first request is one). */
+	if (g && g->state == GROUP_PENDING && r->kind != ROUTE_NOTIFY)
+		lookup_now(rq, g->base_job_id);
+	/* A unit elasticd knows of, or one it has not read yet; the
+	 * lookup reads a job of any owner, so a flood of notifications
+	 * costs slurmctld at most one read per job id and cycle. */
+	if (r->kind == ROUTE_NOTIFY)
+		return serve_notify(rq, r);
 	if (!g) {
 		char msg[96];
 
 		snprintf(msg, sizeof(msg),
 			 "no elastic group of yours has job %u", r->id);
 		/* Maybe a group elasticd has not read yet (between reads
-		 * of the whole queue): look at that job next cycle. */
-		api_queue_lookup(r->id);
+		 * of the whole queue): look at that job. */
+		lookup_now(rq, r->id);
 		return reply_error(rq, MHD_HTTP_NOT_FOUND, msg);
 	}
 	switch (r->kind) {

@@ -67,4 +67,14 @@ int api_take_reports(struct launch_report *out, size_t max);
  */
 int api_take_lookups(uint32_t *ids, size_t max);
 
+/*
+ * Notifications (POST /v1/groups/ID/notify, from the units): with
+ * POLICY_NOTIFY_YES each one queues its job as a lookup and wakes the
+ * thread loop (SIGUSR2, which every thread blocks); with
+ * POLICY_NOTIFY_DROP it is only counted.  Call before api_start().
+ */
+void api_set_notify(enum policy_notify mode, pthread_t loop);
+/* The notifications taken and dropped since the start. */
+void api_notify_counts(uint64_t *notified, uint64_t *dropped);
+
 #endif

@@ -90,3 +90,36 @@ int auth_munge_status(int munge_err, const char **why)
 		return 500;
 	}
 }
+
+bool auth_lookup_take(struct auth_lookup_limit *l, uint32_t uid, double now)
+{
+	struct auth_lookup_bucket *b = NULL;
+	size_t i, idle = 0;
+
+	for (i = 0; i < l->n && !b; i++)
+		if (l->b[i].uid == uid)
+			b = &l->b[i];
+	if (!b) {
+		if (l->n < AUTH_LOOKUP_UIDS) {
+			b = &l->b[l->n++];
+		} else {
+			for (i = 1; i < l->n; i++)
+				if (l->b[i].last < l->b[idle].last)
+					idle = i;
+			b = &l->b[idle];
+		}
+		b->uid = uid;
+		b->tokens = AUTH_LOOKUP_BURST;
+		b->last = now;
+	}
+	if (now > b->last) {
+		b->tokens += (now - b->last) * AUTH_LOOKUP_RATE;
+		if (b->tokens > AUTH_LOOKUP_BURST)
+			b->tokens = AUTH_LOOKUP_BURST;
+		b->last = now;
+	}
+	if (b->tokens < 1.0)
+		return false;
+	b->tokens -= 1.0;
+	return true;
+}

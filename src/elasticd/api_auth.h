@@ -54,4 +54,26 @@ int auth_raise_status(const struct group_info *g);
  */
 int auth_munge_status(int munge_err, const char **why);
 
+/*
+ * How many reads of Slurm each user's requests may cause (lookups by a
+ * notification, or by a question about a job elasticd has not read): a
+ * bucket of AUTH_LOOKUP_BURST per uid, refilled at AUTH_LOOKUP_RATE a
+ * second.  The burst covers a whole group's units starting at once; a
+ * flood costs slurmctld at most the rate.  AUTH_LOOKUP_UIDS users are
+ * remembered, the one idle longest forgotten first.  Admins have no limit.
+ */
+#define AUTH_LOOKUP_BURST 64
+#define AUTH_LOOKUP_RATE  8.0
+#define AUTH_LOOKUP_UIDS  256
+struct auth_lookup_bucket {
+	uint32_t uid;
+	double tokens, last;
+};
+struct auth_lookup_limit {
+	struct auth_lookup_bucket b[AUTH_LOOKUP_UIDS];
+	size_t n;
+};
+/* Take one for uid at time now (seconds, monotonic): whether allowed. */
+bool auth_lookup_take(struct auth_lookup_limit *l, uint32_t uid, double now);
+
 #endif

@@ -18,6 +18,7 @@
 
 #include "common/policy.h"
 #include "api.h"
+#include "api_auth.h"
 
 /* Limits on what clients can make us hold.  The CLI and Prometheus make
  * one short request at a time; these leave room for many of both. */
@@ -54,6 +55,13 @@ struct api_state {
 	size_t nreport;
 	uint32_t lookup[API_LOOKUP_MAX];
 	size_t nlookup;
+	/* Notifications: what to do with them, and how many came. */
+	enum policy_notify notify;
+	uint64_t notified, notify_dropped;
+	/* The loop's thread, woken (SIGUSR2) when a notification comes. */
+	pthread_t loop;
+	bool loop_set; /* api_set_notify() was called */
+	struct auth_lookup_limit lookups;
 };
 extern struct api_state api;
 
@@ -72,5 +80,8 @@ void api_view_put(struct held_view *h);
 int api_queue_raise(uint32_t id);
 int api_queue_report(const struct launch_report *rep);
 void api_queue_lookup(uint32_t id);
+void api_wake(void);
+/* Under api.lock: may this caller cause a read now (auth_lookup_take)? */
+bool api_lookup_allowed(uint32_t uid, bool admin);
 
 #endif

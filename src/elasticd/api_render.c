@@ -192,6 +192,16 @@ char *render_report(uint32_t id)
 	return render_queued(id, "report");
 }
 
+char *render_notify(uint32_t id, const char *event)
+{
+	bool ok = true;
+	json_object *o = obj(&ok);
+
+	put_int(o, "id", id, &ok);
+	put_str(o, "notify", event, &ok);
+	return finish(o, ok);
+}
+
 char *render_error(int status, const char *message)
 {
 	bool ok = true;
@@ -212,8 +222,8 @@ static void family(FILE *f, const char *name, const char *type,
 char *render_metrics(const struct elasticd_view *v)
 {
 	static const enum group_state states[] = {
-		GROUP_PENDING,	GROUP_STARTING, GROUP_RUNNING,
-		GROUP_RESIZING, GROUP_DEGRADED, GROUP_COMPLETING, GROUP_ENDED,
+		GROUP_PENDING,	GROUP_STARTING,	  GROUP_RUNNING, GROUP_RESIZING,
+		GROUP_DEGRADED, GROUP_COMPLETING, GROUP_ENDED,
 	};
 	const struct elasticd_metrics *m = &v->metrics;
 	char *buf = NULL;
@@ -270,6 +280,20 @@ char *render_metrics(const struct elasticd_view *v)
 	family(f, "elasticd_reconcile_cycles_total", "counter",
 	       "Reconcile cycles run.");
 	fprintf(f, "elasticd_reconcile_cycles_total %" PRIu64 "\n", m->cycles);
+
+	family(f, "elasticd_notifications_total", "counter",
+	       "Notifications from units, by what was done with them.");
+	fprintf(f,
+		"elasticd_notifications_total{action=\"read\"} %" PRIu64 "\n",
+		m->notified);
+	fprintf(
+	    f, "elasticd_notifications_total{action=\"dropped\"} %" PRIu64 "\n",
+	    m->notify_dropped);
+
+	family(f, "elasticd_notified_cycles_total", "counter",
+	       "Cycles that read only the jobs notified.");
+	fprintf(f, "elasticd_notified_cycles_total %" PRIu64 "\n",
+		m->light_cycles);
 
 	family(f, "elasticd_slurm_rpcs_total", "counter",
 	       "RPCs sent to slurmctld.");

@@ -68,6 +68,33 @@ void route_parse(const char *method, const char *path, struct route *ret)
 		return route_set(ret, ROUTE_RAISE, id, POST, post);
 	if (!strcmp(rest, "/report"))
 		return route_set(ret, ROUTE_REPORT, id, POST, post);
+	if (!strcmp(rest, "/notify"))
+		return route_set(ret, ROUTE_NOTIFY, id, POST, post);
+}
+
+static const char *const notify_names[] = {
+	[NOTIFY_START] = "start",
+	[NOTIFY_SIGNAL] = "signal",
+	[NOTIFY_END] = "end",
+};
+
+const char *notify_event_name(enum notify_event e)
+{
+	return (unsigned)e <= NOTIFY_END ? notify_names[e] : "?";
+}
+
+int route_parse_notify(const char *event, enum notify_event *ret,
+		       const char **why)
+{
+	for (int i = 0; event && i <= NOTIFY_END; i++) {
+		if (!strcmp(event, notify_names[i])) {
+			*ret = i;
+			return 0;
+		}
+	}
+	*why = "event: what happened to the job is required "
+	       "(allowed: " NOTIFY_EVENTS ")";
+	return -1;
 }
 
 int route_parse_report(const char *generation, const char *exit_ms,
@@ -99,5 +126,5 @@ bool route_needs_auth(const struct route *r)
 {
 	return r->kind == ROUTE_GROUPS || r->kind == ROUTE_GROUP ||
 	       r->kind == ROUTE_EVENTS || r->kind == ROUTE_RAISE ||
-	       r->kind == ROUTE_REPORT;
+	       r->kind == ROUTE_REPORT || r->kind == ROUTE_NOTIFY;
 }

@@ -19,7 +19,8 @@ enum route_kind {
 	ROUTE_GROUP,	 /* GET /v1/groups/ID */
 	ROUTE_EVENTS,	 /* GET /v1/groups/ID/events */
 	ROUTE_RAISE,	 /* POST /v1/groups/ID/raise */
-	ROUTE_REPORT,	 /* POST /v1/groups/ID/report?generation=G[&exit_ms=M] */
+	ROUTE_REPORT, /* POST /v1/groups/ID/report?generation=G[&exit_ms=M] */
+	ROUTE_NOTIFY, /* POST /v1/groups/ID/notify?event=E */
 };
 
 struct route {
@@ -39,6 +40,20 @@ void route_parse(const char *method, const char *path, struct route *ret);
  * with *why set to a static message naming the argument. */
 int route_parse_report(const char *generation, const char *exit_ms,
 		       struct launch_report *ret, const char **why);
+
+/* What a notification says happened to job ID (elasticd(8),
+ * NOTIFICATIONS): only logged and counted, elasticd reads the job. */
+enum notify_event {
+	NOTIFY_START,  /* the unit's program started */
+	NOTIFY_SIGNAL, /* Slurm signalled it (preemption, time limit) */
+	NOTIFY_END,    /* Slurm is ending it */
+};
+#define NOTIFY_EVENTS "start, signal, end"
+const char *notify_event_name(enum notify_event e);
+
+/* The notification's event argument: 0, or -1 with *why set. */
+int route_parse_notify(const char *event, enum notify_event *ret,
+		       const char **why);
 
 /* true for every path under /v1/ (they need a credential). */
 bool route_needs_auth(const struct route *r);

@@ -4,8 +4,11 @@
  * No I/O and no logging here. */
 #include "config.h"
 
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "api_impl.h"
 
@@ -88,6 +91,44 @@ void api_queue_lookup(uint32_t id)
 	if (api.nlookup < API_LOOKUP_MAX)
 		api.lookup[api.nlookup++] = id;
 out:
+	pthread_mutex_unlock(&api.lock);
+}
+
+/* A notification: the loop runs a cycle at once.  Pending SIGUSR2s are
+ * one: a burst of notifications is one cycle. */
+void api_wake(void)
+{
+	pthread_mutex_lock(&api.lock);
+	if (api.loop_set)
+		pthread_kill(api.loop, SIGUSR2);
+	pthread_mutex_unlock(&api.lock);
+}
+
+bool api_lookup_allowed(uint32_t uid, bool admin)
+{
+	struct timespec ts;
+
+	if (admin)
+		return true;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return auth_lookup_take(&api.lookups, uid,
+				(double)ts.tv_sec + (double)ts.tv_nsec / 1e9);
+}
+
+void api_set_notify(enum policy_notify mode, pthread_t loop)
+{
+	pthread_mutex_lock(&api.lock);
+	api.notify = mode;
+	api.loop = loop;
+	api.loop_set = true;
+	pthread_mutex_unlock(&api.lock);
+}
+
+void api_notify_counts(uint64_t *notified, uint64_t *dropped)
+{
+	pthread_mutex_lock(&api.lock);
+	*notified = api.notified;
+	*dropped = api.notify_dropped;
 	pthread_mutex_unlock(&api.lock);
 }
 

@@ -19,6 +19,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <pwd.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -134,6 +135,9 @@ static int reload_policy(bool first)
 		    p.elasticd_release_holds !=
 			ctx.policy.elasticd_release_holds ||
 		    p.elasticd_resync_s != ctx.policy.elasticd_resync_s ||
+		    p.elasticd_notify != ctx.policy.elasticd_notify ||
+		    strcmp(p.elasticd_unit_program,
+			   ctx.policy.elasticd_unit_program) ||
 		    memcmp(&p.elasticd_admins, &ctx.policy.elasticd_admins,
 			   sizeof(p.elasticd_admins)))
 			elog_warn("%s: Elasticd* settings changed: they apply "
@@ -148,6 +152,9 @@ static int reload_policy(bool first)
 		p.elasticd_admins = ctx.policy.elasticd_admins;
 		p.elasticd_release_holds = ctx.policy.elasticd_release_holds;
 		p.elasticd_resync_s = ctx.policy.elasticd_resync_s;
+		p.elasticd_notify = ctx.policy.elasticd_notify;
+		strcpy(p.elasticd_unit_program,
+		       ctx.policy.elasticd_unit_program);
 	}
 	ctx.policy = p;
 	elog_info("%s %s (MaxNodes=%u, PreemptiblePartitions=%s, "
@@ -369,7 +376,9 @@ static void api_reports(void)
 
 /* ------------------------------------------------------------ the loop */
 
-static void cycle(void)
+/* One cycle: Slurm read (full: as ElasticdPollInterval's cycles do; else
+ * only the jobs notified, if any), decided on, acted on, published. */
+static void cycle(bool full)
 {
 	const struct snapshot *s = NULL;
 	elastic_error_t err;
@@ -377,6 +386,7 @@ static void cycle(void)
 	bool changed;
 	int64_t now = now_ms();
 	double t0;
+	int rc;
 
 	slurmio_cycle(ctx.io);
 	reload_policy(false);
@@ -387,9 +397,15 @@ static void cycle(void)
 		if (n > 0)
 			slurmio_lookup(ctx.io, ids, (size_t)n);
 	}
-	if (slurmio_load(ctx.io, now, FULL_REFRESH_S,
-			 ctx.policy.elasticd_resync_s, &s, &changed,
-			 &err) < 0) {
+	if (full)
+		rc = slurmio_load(ctx.io, now, FULL_REFRESH_S,
+				  ctx.policy.elasticd_resync_s, &s, &changed,
+				  &err);
+	else
+		rc = slurmio_load_lookups(ctx.io, now, &s, &changed, &err);
+	if (rc == 0 && !s)
+		return; /* nothing read yet */
+	if (rc < 0) {
 		if (!ctx.ctld_down)
 			elog_error("%s; retrying every cycle", err.text);
 		ctx.ctld_down = true;
@@ -435,6 +451,8 @@ static void cycle(void)
 	v->metrics.reconcile_seconds_last = ctx.m.reconcile_seconds_last;
 	v->metrics.reconcile_seconds_sum = ctx.m.reconcile_seconds_sum;
 	v->metrics.started = ctx.m.started;
+	api_notify_counts(&v->metrics.notified, &v->metrics.notify_dropped);
+	v->metrics.light_cycles = ctx.m.light_cycles += !full;
 	api_publish(v);
 }
 
@@ -452,6 +470,33 @@ static uid_t slurm_user(void)
 			  slurm_strerror(errno));
 	}
 	return uid;
+}
+
+/* ElasticdNotify and ElasticdUnitProgram: what units run, and whether
+ * the API wakes the loop.  A program missing here is missing on the
+ * nodes too, most likely: units then only hold their nodes. */
+static int set_notify(void)
+{
+	const char *prog = ctx.policy.elasticd_unit_program[0]
+			       ? ctx.policy.elasticd_unit_program
+			       : BINDIR "/elastic-run";
+	elastic_error_t err;
+
+	if (ctx.policy.elasticd_notify == POLICY_NOTIFY_NO)
+		prog = NULL;
+	else if (access(prog, X_OK) < 0) {
+		elog_warn("ElasticdUnitProgram=%s: %s: units will not notify "
+			  "(ElasticdNotify=no to say so)",
+			  prog, strerror(errno));
+		prog = NULL;
+	}
+	if (slurmio_set_unit_program(ctx.io, prog, &err) < 0) {
+		elog_error("%s", err.text);
+		return -1;
+	}
+	api_set_notify(prog ? ctx.policy.elasticd_notify : POLICY_NOTIFY_NO,
+		       pthread_self());
+	return 0;
 }
 
 /* The options: -1 to go on, else the exit status. */
@@ -514,6 +559,7 @@ static int start_daemon(sigset_t *sigs)
 	sigaddset(sigs, SIGTERM);
 	sigaddset(sigs, SIGINT);
 	sigaddset(sigs, SIGHUP);
+	sigaddset(sigs, SIGUSR2);
 	pthread_sigmask(SIG_BLOCK, sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
@@ -529,7 +575,7 @@ static int start_daemon(sigset_t *sigs)
 		return 1;
 	}
 	state_load();
-	if (check_user() < 0)
+	if (check_user() < 0 || set_notify() < 0)
 		return 1;
 	if (api_start(ctx.policy.elasticd_listen,
 		      ctx.policy.elasticd_munge_socket[0]
@@ -546,22 +592,44 @@ static int start_daemon(sigset_t *sigs)
 	return 0;
 }
 
-/* The cycles, ElasticdPollInterval apart, until SIGTERM or SIGINT; after
- * SIGHUP the next cycle reads the policy again. */
+static struct timespec to_timespec(double s)
+{
+	struct timespec ts;
+
+	if (s < 0.001)
+		s = 0.001;
+	ts.tv_sec = (time_t)s;
+	ts.tv_nsec = (long)((s - (double)ts.tv_sec) * 1e9);
+	return ts;
+}
+
+/* The cycles, until SIGTERM or SIGINT; after SIGHUP the next cycle reads
+ * the policy again.  Slurm is read every ElasticdPollInterval; between,
+ * at least every TICK_S, a cycle decides on what was read (its timers:
+ * the scale delay, the fault timeout, the grace).  A notification (SIGUSR2
+ * from the API) brings a cycle that reads the jobs notified, at once but
+ * at most one per NOTIFY_GAP_S: a burst is one cycle. */
+#define TICK_S	     1.0
+#define NOTIFY_GAP_S 0.02
 static void run_loop(const sigset_t *sigs)
 {
+	double next_poll = 0, last = 0;
+	bool full = true;
+
 	for (;;) {
-		double start = mono(), left;
+		double start = mono(), poll_s, wake;
 		struct timespec ts;
 		int sig;
 
-		cycle();
-		left = (double)ctx.policy.elasticd_poll_ms / 1000.0 -
-		       (mono() - start);
-		if (left < 0.001)
-			left = 0.001;
-		ts.tv_sec = (time_t)left;
-		ts.tv_nsec = (long)((left - (double)ts.tv_sec) * 1e9);
+		poll_s = (double)ctx.policy.elasticd_poll_ms / 1000.0;
+		if (full)
+			next_poll = start + poll_s;
+		cycle(full);
+		last = start;
+		wake = next_poll;
+		if (poll_s > TICK_S && start + TICK_S < wake)
+			wake = start + TICK_S;
+		ts = to_timespec(wake - mono());
 		sig = sigtimedwait(sigs, NULL, &ts);
 		if (sig == SIGTERM || sig == SIGINT) {
 			elog_info("%s: stopping", strsignal(sig));
@@ -569,6 +637,11 @@ static void run_loop(const sigset_t *sigs)
 		}
 		if (sig == SIGHUP)
 			ctx.conf_st.st_ino = 0; /* re-read at the next cycle */
+		full = mono() >= next_poll;
+		if (!full && sig == SIGUSR2 && mono() - last < NOTIFY_GAP_S) {
+			ts = to_timespec(NOTIFY_GAP_S - (mono() - last));
+			nanosleep(&ts, NULL);
+		}
 	}
 }
 

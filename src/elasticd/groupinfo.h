@@ -48,9 +48,9 @@ struct member_info {
 	uint32_t job_id;
 	enum member_kind kind;
 	enum member_state state;
-	uint32_t nnodes;  /* held (running) or asked for (pending) */
-	char *nodes;	  /* Slurm node list ("n[1-2]"); NULL unless running */
-	bool in_world;	  /* part of the current world (generation) */
+	uint32_t nnodes; /* held (running) or asked for (pending) */
+	char *nodes;	 /* Slurm node list ("n[1-2]"); NULL unless running */
+	bool in_world;	 /* part of the current world (generation) */
 };
 
 /* Why a group changed. */
@@ -115,9 +115,12 @@ struct elasticd_metrics {
 	double reconcile_seconds_last;	/* duration of the last decision pass */
 	double reconcile_seconds_sum;
 	uint64_t resizes[CAUSE_END + 1]; /* events by cause */
-	double resize_seconds_sum;	/* event raised to new world published */
+	double resize_seconds_sum; /* event raised to new world published */
 	uint64_t units_submitted, units_cancelled;
 	time_t started;
+	/* Notifications taken (each a lookup and a wake-up) and dropped
+	 * (ElasticdNotify=drop); cycles that read only the jobs notified. */
+	uint64_t notified, notify_dropped, light_cycles;
 };
 
 /* Everything the API serves, as of the end of one cycle. */

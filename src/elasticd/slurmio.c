@@ -10,6 +10,8 @@
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
 
+#include "common/parse.h"
+#include "common/policy.h"
 #include "common/slurm_compat.h"
 #include "elastic-event/raise.h"
 #include "slurmio.h"
@@ -40,6 +42,9 @@ struct slurmio {
 	int64_t last_resync_ms;
 	uint32_t lookups[SLURMIO_LOOKUPS_MAX];
 	size_t nlookups;
+	/* What units run (slurmio_set_unit_program()); "" = sleep */
+	char unit_program[POLICY_PATH_MAX + 1];
+	char slurm_conf[POLICY_PATH_MAX + 16]; /* "SLURM_CONF=...", or "" */
 };
 
 struct slurmio *slurmio_create(void)
@@ -282,6 +287,42 @@ void slurmio_lookup(struct slurmio *io, const uint32_t *ids, size_t n)
 		io->lookups[io->nlookups++] = ids[i];
 }
 
+/* s read whole (rc 0) is the snapshot now; else it goes.  Returns rc. */
+static int settle(struct slurmio *io, struct snapshot *s, int rc,
+		  const struct snapshot **ret, bool *changed)
+{
+	if (rc < 0) {
+		snapshot_destroy(s);
+		return -1;
+	}
+	snapshot_finish(s);
+	install(io, s, ret, changed);
+	return 0;
+}
+
+/* The jobs asked about, one RPC each, into s: one slurmctld does not
+ * know (any more) is left out.  0 or -1 (err set). */
+static int add_lookups(struct slurmio *io, struct snapshot *s,
+		       elastic_error_t *err)
+{
+	for (size_t k = 0; k < io->nlookups; k++) {
+		job_info_msg_t *msg = NULL;
+
+		rpc(io);
+		if (slurm_load_job(&msg, io->lookups[k],
+				   SHOW_ALL | SHOW_LOCAL) != SLURM_SUCCESS) {
+			if (errno == ESLURM_INVALID_JOB_ID)
+				continue;
+			return elastic_errorf(err, "slurm_load_job %u: %s",
+					      io->lookups[k],
+					      slurm_strerror(errno));
+		}
+		if (take_jobs(io, s, msg, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* Between resyncs: the jobs of the groups' owners, one RPC per owner, and
  * the jobs asked about.  SHOW_LOCAL: without it libslurm asks for the
  * federation first, one more RPC each (elasticd serves one cluster). */
@@ -302,27 +343,49 @@ static int load_owners(struct slurmio *io, int64_t now_ms,
 		    SLURM_SUCCESS) {
 			elastic_errorf(err, "slurm_load_job_user: %s",
 				       slurm_strerror(errno));
-			goto fail;
+			return settle(io, s, -1, ret, changed);
 		}
 		if (take_jobs(io, s, msg, err) < 0)
-			goto fail;
+			return settle(io, s, -1, ret, changed);
 	}
-	for (size_t k = 0; k < io->nlookups; k++) {
-		job_info_msg_t *msg = NULL;
+	return settle(io, s, add_lookups(io, s, err), ret, changed);
+}
 
-		rpc(io);
-		if (slurm_load_job(&msg, io->lookups[k],
-				   SHOW_ALL | SHOW_LOCAL) != SLURM_SUCCESS)
-			continue; /* no such job: nothing to add */
-		if (take_jobs(io, s, msg, err) < 0)
-			goto fail;
+/* Whether the jobs asked about include id. */
+static bool looked_up(const struct slurmio *io, uint32_t id)
+{
+	for (size_t k = 0; k < io->nlookups; k++)
+		if (io->lookups[k] == id)
+			return true;
+	return false;
+}
+
+int slurmio_load_lookups(struct slurmio *io, int64_t now_ms,
+			 const struct snapshot **ret, bool *changed,
+			 elastic_error_t *err)
+{
+	struct snapshot *s;
+	size_t n;
+	int rc;
+
+	*changed = false;
+	*ret = io->snap;
+	if (!io->snap || !io->nlookups)
+		return 0;
+	if (!(s = snapshot_create((time_t)(now_ms / 1000))))
+		return elastic_errorf(err, "out of memory");
+	/* The jobs asked about as slurmctld has them now; one that it no
+	 * longer knows leaves the snapshot, as at a read of the queue. */
+	rc = add_lookups(io, s, err);
+	/* The rest as they were. */
+	n = snapshot_count(io->snap);
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		const struct job_view *j = snapshot_job(io->snap, i);
+
+		if (!looked_up(io, j->id))
+			rc = snapshot_add(s, j, err);
 	}
-	snapshot_finish(s);
-	install(io, s, ret, changed);
-	return 0;
-fail:
-	snapshot_destroy(s);
-	return -1;
+	return settle(io, s, rc, ret, changed);
 }
 
 int slurmio_load(struct slurmio *io, int64_t now_ms, unsigned full_refresh_s,
@@ -374,27 +437,68 @@ int slurmio_load(struct slurmio *io, int64_t now_ms, unsigned full_refresh_s,
 	return 0;
 }
 
+int slurmio_set_unit_program(struct slurmio *io, const char *path,
+			     elastic_error_t *err)
+{
+	const char *conf = secure_getenv("SLURM_CONF");
+
+	if (path && (path[0] != '/' || strchr(path, '\'') ||
+		     strlen(path) >= sizeof(io->unit_program)))
+		return elastic_errorf(err,
+				      "ElasticdUnitProgram=%s: an absolute "
+				      "path without ' is required",
+				      path);
+	snprintf(io->unit_program, sizeof(io->unit_program), "%s",
+		 path ? path : "");
+	io->slurm_conf[0] = '\0';
+	if (conf && *conf && strlen(conf) <= POLICY_PATH_MAX)
+		snprintf(io->slurm_conf, sizeof(io->slurm_conf),
+			 "SLURM_CONF=%s", conf);
+	return 0;
+}
+
+/* The unit's batch script: its program, or only a sleep. */
+static void unit_script(const struct slurmio *io, int sig, char *out,
+			size_t len)
+{
+	static const char head[] =
+	    "#!/bin/sh\n"
+	    "# An elastic unit: holds its nodes for the group's ranks,\n"
+	    "# which its base job starts here with srun --jobid.\n";
+
+	if (!io->unit_program[0]) {
+		snprintf(out, len, "%sexec sleep infinity\n", head);
+		return;
+	}
+	/* The program tells elasticd the unit started and passes Slurm's
+	 * signal on to the ranks; where it is missing, the unit still
+	 * holds its nodes and elasticd's poll sees what happens. */
+	snprintf(out, len,
+		 "%s[ -x '%s' ] && exec '%s' --unit=%s\nexec sleep infinity\n",
+		 head, io->unit_program, io->unit_program,
+		 parse_signal_name(sig));
+}
+
 int slurmio_submit(struct slurmio *io, const struct unit_request *u,
 		   uint32_t *job_id, elastic_error_t *err)
 {
-	static const char script[] =
-	    "#!/bin/sh\n"
-	    "# An elastic unit: holds its nodes for the group's ranks,\n"
-	    "# which its base job starts here with srun --jobid.\n"
-	    "exec sleep infinity\n";
+	char script[2 * POLICY_PATH_MAX + 256];
 	char name[64], tag[UNIT_TAG_MAX + 1], genv[64];
-	char *env[] = { "PATH=/usr/bin:/bin", genv, NULL };
+	char *env[] = { "PATH=/usr/bin:/bin", genv, NULL, NULL };
 	submit_response_msg_t *resp = NULL;
 	job_desc_msg_t d;
 	int rc;
 
 	snprintf(name, sizeof(name), "elastic-unit-%u", u->tag.group);
 	snprintf(genv, sizeof(genv), "ELASTIC_GROUP=%u", u->tag.group);
+	if (io->slurm_conf[0])
+		env[2] = (char *)io->slurm_conf;
 	if (unittag_format(&u->tag, tag, sizeof(tag)) >= (int)sizeof(tag))
 		return elastic_errorf(err, "unit tag too long");
+	unit_script(io, u->signal, script, sizeof(script));
 	slurm_init_job_desc_msg(&d);
 	d.name = name;
-	d.script = (char *)script;
+	d.script = script;
 	d.admin_comment = tag;
 	/* As the base's owner, never as root (unless root owns it). */
 	d.user_id = u->uid;
@@ -413,7 +517,8 @@ int slurmio_submit(struct slurmio *io, const struct unit_request *u,
 	 * before the time limit. */
 	d.warn_signal = (uint16_t)u->signal;
 	d.warn_time = (uint16_t)(u->grace < 65535 ? u->grace : 65535);
-	d.warn_flags = 0;
+	/* With its program, to the batch shell, which passes it on. */
+	d.warn_flags = io->unit_program[0] ? KILL_JOB_BATCH : 0;
 	d.shared = 0; /* whole nodes, like the base */
 	/* Growth never jumps the queue: a unit waits behind the work other
 	 * users queued before it (the priority is lowered by the nice). */
@@ -425,7 +530,7 @@ int slurmio_submit(struct slurmio *io, const struct unit_request *u,
 	d.std_err = "/dev/null";
 	d.work_dir = "/";
 	d.environment = env;
-	d.env_size = 2;
+	d.env_size = env[2] ? 3 : 2;
 	rpc(io);
 	rc = slurm_submit_batch_job(&d, &resp);
 	if (rc != SLURM_SUCCESS || !resp) {

@@ -45,6 +45,28 @@ int slurmio_load(struct slurmio *io, int64_t now_ms, unsigned full_refresh_s,
 		 unsigned resync_s, const struct snapshot **ret, bool *changed,
 		 elastic_error_t *err);
 
+/*
+ * Between loads: only the jobs asked about (slurmio_lookup()), read one
+ * by one (by id: slurmctld finds each in its hash) into a copy of the
+ * snapshot, the rest as they were.  What a notification costs slurmctld:
+ * nothing that grows with the queue.  No job asked about: nothing read,
+ * *ret the snapshot there is (NULL before the first load), *changed
+ * false.  0, or -1 with err set.
+ */
+int slurmio_load_lookups(struct slurmio *io, int64_t now_ms,
+			 const struct snapshot **ret, bool *changed,
+			 elastic_error_t *err);
+
+/*
+ * What units run from now on: path (elastic-run, which tells elasticd the
+ * unit started and passes Slurm's signal on, the unit's warn signal going
+ * to its batch shell), or NULL to have them only hold their nodes (the
+ * signal going to their steps).  Units also get this process's SLURM_CONF.
+ * 0, or -1 with err set (not an absolute path, a quote in it).
+ */
+int slurmio_set_unit_program(struct slurmio *io, const char *path,
+			     elastic_error_t *err);
+
 /* Submit a unit as its owner; its job id in *job_id. */
 int slurmio_submit(struct slurmio *io, const struct unit_request *u,
 		   uint32_t *job_id, elastic_error_t *err);

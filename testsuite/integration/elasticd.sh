@@ -81,6 +81,9 @@ ed_write_conf() {
 		echo "ElasticdMungeSocket=$MC_MUNGE_SOCKET"
 		echo "ElasticdStateDir=$ED_STATE"
 		echo "DefaultScaleDelay=1"
+		# ED_NOTIFY=no|drop: every test without notifications, or
+		# with them lost (make check ED_NOTIFY=drop).
+		[ -z "${ED_NOTIFY:-}" ] || echo "ElasticdNotify=$ED_NOTIFY"
 		for kv in "$@"; do echo "$kv"; done
 	} >"$ED_CONF"
 }

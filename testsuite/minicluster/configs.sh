@@ -117,7 +117,7 @@ write_configs() {
 		ec=$ELASTIC_SRCDIR/etc/elastic.conf
 	fi
 	if [[ -n ${ec:-} ]]; then
-		grep -viE '^[[:space:]]*(ElasticdListen|ElasticdServer|ElasticdMungeSocket)[[:space:]]*=' "$ec" >"$ETC/elastic.conf"
+		grep -viE '^[[:space:]]*(ElasticdListen|ElasticdServer|ElasticdMungeSocket|ElasticdUnitProgram)[[:space:]]*=' "$ec" >"$ETC/elastic.conf"
 	else
 		echo "# elastic.conf: built-in defaults (written by $PROG)" >"$ETC/elastic.conf"
 	fi
@@ -133,6 +133,9 @@ write_configs() {
 		echo "ElasticdListen=$elasticd_addr:$((MC_PORT_BASE + 50))"
 		echo "ElasticdServer=$elasticd_addr:$((MC_PORT_BASE + 50))"
 		echo "ElasticdMungeSocket=$MUNGE_SOCK"
+		# What units run: this build's elastic-run (installed: its
+		# own default).
+		((ELASTIC_INSTALLED)) || echo "ElasticdUnitProgram=$ELASTIC_BUILDDIR/src/elastic-run/elastic-run"
 	} >>"$ETC/elastic.conf"
 	chmod 644 "$ETC/elastic.conf" "$ETC/plugstack.conf"
 

@@ -90,6 +90,9 @@ struct elasticd_view *make_view(void)
 	v->metrics.cycles = 42;
 	v->metrics.slurm_rpcs = 84;
 	v->metrics.slurm_rpcs_last_cycle = 2;
+	v->metrics.notified = 7;
+	v->metrics.notify_dropped = 3;
+	v->metrics.light_cycles = 5;
 	v->metrics.reconcile_seconds_last = 0.0015;
 	v->metrics.reconcile_seconds_sum = 0.25;
 	v->metrics.resizes[CAUSE_START] = 1;

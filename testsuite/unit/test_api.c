@@ -52,6 +52,8 @@ static void route_paths(void **state)
 		{ "POST", "/v1/groups/42/report", ROUTE_REPORT, 42, true },
 		{ "GET", "/v1/groups/42/report", ROUTE_REPORT, 42, false },
 		{ "POST", "/v1/groups/42/report/", ROUTE_NOT_FOUND, 0, true },
+		{ "POST", "/v1/groups/42/notify", ROUTE_NOTIFY, 42, true },
+		{ "GET", "/v1/groups/42/notify", ROUTE_NOTIFY, 42, false },
 		{ "PUT", "/v1/groups/42", ROUTE_GROUP, 42, false },
 		/* Nothing else exists. */
 		{ "GET", "/", ROUTE_NOT_FOUND, 0, true },
@@ -84,6 +86,67 @@ static void route_paths(void **state)
 			fail_msg("%s %s: kind %d id %u ok %d", cases[i].method,
 				 cases[i].path, r.kind, r.id, r.method_ok);
 	}
+}
+
+/* A unit's notification: one of three words, nothing else. */
+static void notify_args(void **state)
+{
+	static const char *const bad[] = { NULL,     "",	"START",
+					   "start ", "started", "signal,end",
+					   "x" };
+	enum notify_event e;
+	const char *why = NULL;
+
+	(void)state;
+	assert_int_equal(route_parse_notify("start", &e, &why), 0);
+	assert_int_equal(e, NOTIFY_START);
+	assert_int_equal(route_parse_notify("signal", &e, &why), 0);
+	assert_int_equal(e, NOTIFY_SIGNAL);
+	assert_int_equal(route_parse_notify("end", &e, &why), 0);
+	assert_int_equal(e, NOTIFY_END);
+	assert_string_equal(notify_event_name(NOTIFY_SIGNAL), "signal");
+	for (size_t i = 0; i < N(bad); i++) {
+		why = NULL;
+		assert_int_equal(route_parse_notify(bad[i], &e, &why), -1);
+		assert_non_null(why);
+		assert_non_null(strstr(why, "event:"));
+		assert_non_null(strstr(why, "start, signal, end"));
+	}
+	assert_true(route_needs_auth(&(struct route){ .kind = ROUTE_NOTIFY }));
+}
+
+/* Wake-ups by lookups: a burst per user, then the rate; users apart; the
+ * table bounded, the user idle longest forgotten. */
+static void lookup_limit(void **state)
+{
+	static struct auth_lookup_limit l;
+	int n = 0;
+
+	(void)state;
+	while (auth_lookup_take(&l, 1000, 10.0) && n < 1000)
+		n++;
+	assert_int_equal(n, AUTH_LOOKUP_BURST);
+	/* Another user has a bucket of its own. */
+	assert_true(auth_lookup_take(&l, 1001, 10.0));
+	/* Refilled at the rate: 1/AUTH_LOOKUP_RATE s brings one more. */
+	assert_false(auth_lookup_take(&l, 1000, 10.0 + 0.5 / AUTH_LOOKUP_RATE));
+	assert_true(auth_lookup_take(&l, 1000, 10.0 + 1.6 / AUTH_LOOKUP_RATE));
+	assert_false(auth_lookup_take(&l, 1000, 10.0 + 1.6 / AUTH_LOOKUP_RATE));
+	/* Never above the burst, however long idle. */
+	n = 0;
+	while (auth_lookup_take(&l, 1000, 1e6) && n < 1000)
+		n++;
+	assert_int_equal(n, AUTH_LOOKUP_BURST);
+	/* A clock that goes back gives nothing. */
+	assert_false(auth_lookup_take(&l, 1000, 5.0));
+	/* A full table forgets the user idle longest (1001 at 10 s). */
+	for (uint32_t u = 2000; u < 2000 + AUTH_LOOKUP_UIDS - 2; u++)
+		assert_true(auth_lookup_take(&l, u, 20.0));
+	assert_int_equal(l.n, AUTH_LOOKUP_UIDS);
+	assert_true(auth_lookup_take(&l, 3000, 30.0));
+	assert_int_equal(l.n, AUTH_LOOKUP_UIDS);
+	for (size_t i = 0; i < l.n; i++)
+		assert_int_not_equal(l.b[i].uid, 1001);
 }
 
 /* The launcher's report: strict arguments, each error names its own. */
@@ -442,6 +505,8 @@ int main(void)
 		cmocka_unit_test(route_paths),
 		cmocka_unit_test(route_allow_and_auth),
 		cmocka_unit_test(report_args),
+		cmocka_unit_test(notify_args),
+		cmocka_unit_test(lookup_limit),
 		cmocka_unit_test(hostport_good),
 		cmocka_unit_test(hostport_bad),
 		cmocka_unit_test(header_good),

@@ -398,6 +398,11 @@ static void metrics_values(void **state)
 	assert_true(sample(t, "elasticd_reconcile_last_seconds") == 0.0015);
 	assert_true(sample(t, "elasticd_reconcile_cycles_total") == 42);
 	assert_true(sample(t, "elasticd_slurm_rpcs_total") == 84);
+	assert_true(
+	    sample(t, "elasticd_notifications_total{action=\"read\"}") == 7);
+	assert_true(
+	    sample(t, "elasticd_notifications_total{action=\"dropped\"}") == 3);
+	assert_true(sample(t, "elasticd_notified_cycles_total") == 5);
 	assert_true(sample(t, "elasticd_slurm_rpcs_last_cycle") == 2);
 	assert_true(sample(t, "elasticd_units_submitted_total") == 3);
 	assert_true(sample(t, "elasticd_units_cancelled_total") == 1);
@@ -485,7 +490,7 @@ static void metrics_format(void **state)
 				fail_msg("counter %s lacks _total", name);
 		}
 	}
-	assert_int_equal(nfamilies, 14);
+	assert_int_equal(nfamilies, 16);
 	regfree(&re_help);
 	regfree(&re_type);
 	regfree(&re_sample);

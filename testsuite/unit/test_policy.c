@@ -60,6 +60,8 @@ static void defaults(void **state)
 	assert_string_equal(p.elasticd_state_dir, "");
 	assert_int_equal(p.elasticd_release_holds, 2);
 	assert_int_equal(p.elasticd_resync_s, 0);
+	assert_int_equal(p.elasticd_notify, POLICY_NOTIFY_YES);
+	assert_string_equal(p.elasticd_unit_program, "");
 }
 
 /* An empty file, or one of only comments and blanks, is the defaults. */
@@ -108,39 +110,42 @@ static void layout(void **state)
 }
 
 /* Every key of the table, each set to a value other than its default. */
-static const char all_keys_text[] = "MaxNodes=64\n"
-				    "UserMaxNodes=alice:16,bob:4\n"
-				    "AccountMaxNodes=physics:32\n"
-				    "BasePartitions=batch\n"
-				    "PreemptiblePartitions=scavenger,spot\n"
-				    "OnDemandPartitions=cloud\n"
-				    "BaseQOS=normal\n"
-				    "PreemptibleQOS=scavenger\n"
-				    "OnDemandQOS=cloud-qos\n"
-				    "EvalPartition=eval\n"
-				    "OnDemand=yes\n"
-				    "OnDemandUsers=alice,carol\n"
-				    "OnDemandAccounts=physics\n"
-				    "MaxGrace=600\n"
-				    "MaxKeep=10\n"
-				    "DefaultMinNodes=2\n"
-				    "DefaultMaxNodes=8\n"
-				    "DefaultStep=2\n"
-				    "DefaultGrace=120\n"
-				    "DefaultScaleDelay=45\n"
-				    "DefaultFaultTimeout=90\n"
-				    "DefaultOnDemand=below-min\n"
-				    "DefaultSignal=USR1\n"
-				    "DefaultKeep=5\n"
-				    "DefaultCheckpointDir=/scratch/%u/ck/%j\n"
-				    "ElasticdServer=ctl:7000\n"
-				    "ElasticdListen=0.0.0.0:7000\n"
-				    "ElasticdPollInterval=250\n"
-				    "ElasticdAdmins=ops,slurm\n"
-				    "ElasticdMungeSocket=/run/munge/m.sock\n"
-				    "ElasticdStateDir=/var/lib/elasticd\n"
-				    "ElasticdReleaseLaunchHolds=0\n"
-				    "ElasticdResyncInterval=60\n";
+static const char all_keys_text[] =
+    "MaxNodes=64\n"
+    "UserMaxNodes=alice:16,bob:4\n"
+    "AccountMaxNodes=physics:32\n"
+    "BasePartitions=batch\n"
+    "PreemptiblePartitions=scavenger,spot\n"
+    "OnDemandPartitions=cloud\n"
+    "BaseQOS=normal\n"
+    "PreemptibleQOS=scavenger\n"
+    "OnDemandQOS=cloud-qos\n"
+    "EvalPartition=eval\n"
+    "OnDemand=yes\n"
+    "OnDemandUsers=alice,carol\n"
+    "OnDemandAccounts=physics\n"
+    "MaxGrace=600\n"
+    "MaxKeep=10\n"
+    "DefaultMinNodes=2\n"
+    "DefaultMaxNodes=8\n"
+    "DefaultStep=2\n"
+    "DefaultGrace=120\n"
+    "DefaultScaleDelay=45\n"
+    "DefaultFaultTimeout=90\n"
+    "DefaultOnDemand=below-min\n"
+    "DefaultSignal=USR1\n"
+    "DefaultKeep=5\n"
+    "DefaultCheckpointDir=/scratch/%u/ck/%j\n"
+    "ElasticdServer=ctl:7000\n"
+    "ElasticdListen=0.0.0.0:7000\n"
+    "ElasticdPollInterval=250\n"
+    "ElasticdAdmins=ops,slurm\n"
+    "ElasticdMungeSocket=/run/munge/m.sock\n"
+    "ElasticdStateDir=/var/lib/elasticd\n"
+    "ElasticdReleaseLaunchHolds=0\n"
+    "ElasticdResyncInterval=60\n"
+    "ElasticdNotify=drop\n"
+    "ElasticdUnitProgram=/opt/se/bin/elastic-run\n";
 
 static void check_all_keys(const struct elastic_policy *p)
 {
@@ -193,6 +198,9 @@ static void check_all_keys(const struct elastic_policy *p)
 	assert_string_equal(p->elasticd_state_dir, "/var/lib/elasticd");
 	assert_int_equal(p->elasticd_release_holds, 0);
 	assert_int_equal(p->elasticd_resync_s, 60);
+	assert_int_equal(p->elasticd_notify, POLICY_NOTIFY_DROP);
+	assert_string_equal(p->elasticd_unit_program,
+			    "/opt/se/bin/elastic-run");
 }
 
 static void all_keys(void **state)
@@ -231,6 +239,12 @@ static void keys_case_insensitive(void **state)
 	/* Messages name the key as documented, whatever case was used. */
 	must_fail_policy("maxnodes=0", "e.conf:1: MaxNodes=0: out of range "
 				       "(allowed: 1 to 65535)");
+	must_fail_policy("ElasticdNotify=maybe",
+			 "e.conf:1: ElasticdNotify=maybe: not valid (allowed: "
+			 "yes, no, drop)");
+	must_fail_policy("ElasticdUnitProgram=bin/elastic-run",
+			 "e.conf:1: ElasticdUnitProgram=bin/elastic-run: "
+			 "must be an absolute path");
 }
 
 /* A key given twice: the later line wins. */

@@ -1,0 +1,100 @@
+/* elastic-run --unit=SIG: what a unit elasticd submitted runs (elasticd(8),
+ * NOTIFICATIONS).  It holds the unit's nodes for the group's ranks, tells
+ * elasticd when it starts, and when Slurm signals it (the unit's warn
+ * signal goes to its batch shell, this program) passes the signal on to
+ * the unit's steps, the ranks, and tells elasticd.  A notification only
+ * wakes elasticd, which reads the job from Slurm: one that is lost costs
+ * time, never a state change.  Nothing is printed (the unit's output is
+ * /dev/null); every failure leaves the unit holding its nodes. */
+#include "config.h"
+
+#include "elastic-run.h"
+
+/* A notification must not hold up the relay of the next signal. */
+#define NOTIFY_TIMEOUT_MS 1000
+
+static void notify(struct source *src, uint32_t job_id, const char *event)
+{
+	struct apiclient_body b = { .max = 4096 };
+	char target[96];
+	elastic_error_t err;
+	long status = 0;
+
+	if (!src->have_ed || !job_id)
+		return;
+	snprintf(target, sizeof(target), "/v1/groups/%u/notify?event=%s",
+		 job_id, event);
+	if (apiclient_request(&src->ed, "POST", target, NOTIFY_TIMEOUT_MS,
+			      &status, &b, &err) != APICLIENT_ANSWER)
+		elog_debug("notify %s: %s", event, err.text);
+	free(b.data);
+}
+
+int unit_main(const char *sigarg)
+{
+	static struct source src;
+	struct elastic_policy *pol = malloc(sizeof(*pol));
+	elastic_error_t pol_err, err;
+	char pol_path[POLICY_PATH_MAX + 1];
+	const char *id_env = getenv("SLURM_JOB_ID");
+	unsigned long v;
+	uint32_t job_id;
+	sigset_t set;
+	int sig;
+
+	/* Whatever is wrong, the unit holds its nodes: a unit that ended
+	 * at once would only be submitted again. */
+	if (parse_signal(sigarg, &sig) != PARSE_OK) {
+		elog_error("--unit=%s: not valid (allowed: %s): the signal "
+			   "is not passed on",
+			   sigarg, PARSE_SIGNALS);
+		sig = 0;
+	}
+	if (!id_env || parse_uint(id_env, 1, UINT32_MAX, &v) != PARSE_OK) {
+		elog_error("--unit: SLURM_JOB_ID: not set or not a job id: "
+			   "elasticd is not told");
+		v = 0;
+	}
+	job_id = (uint32_t)v;
+
+	/* Taken synchronously, before anything else can miss them. */
+	sigemptyset(&set);
+	if (sig)
+		sigaddset(&set, sig);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+
+	slurm_init(NULL);
+	policy_conf_path(getenv("SLURM_CONF"), pol_path, sizeof(pol_path));
+	if (!pol)
+		elastic_errorf(&pol_err, "out of memory");
+	else if (policy_load(pol, pol_path, NULL, &pol_err) < 0) {
+		free(pol);
+		pol = NULL;
+	}
+	if (source_init(&src, NULL, NULL, pol, pol_path, &pol_err) < 0)
+		memset(&src, 0, sizeof(src)); /* hold the nodes all the same */
+	free(pol);
+	notify(&src, job_id, "start");
+	for (;;) {
+		int got = sigwaitinfo(&set, NULL);
+
+		if (got < 0)
+			continue;
+		if (got == sig) {
+			/* The ranks first: their grace is running. */
+			if (job_id && raise_job(job_id, sig, &err) < 0)
+				elog_debug("%s", err.text);
+			notify(&src, job_id, "signal");
+			continue;
+		}
+		/* Slurm ends the unit: say so, and end as the signal would. */
+		notify(&src, job_id, "end");
+		signal(got, SIG_DFL);
+		sigprocmask(SIG_UNBLOCK, &set, NULL);
+		raise(got);
+		return 128 + got;
+	}
+}

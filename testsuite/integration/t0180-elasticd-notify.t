@@ -1,0 +1,61 @@
+#!/bin/bash
+# Notifications: a unit tells elasticd when it starts and when Slurm
+# signals it (its program, elastic-run --unit, also passes the signal on
+# to the unit's steps), and elasticd reads that job at once.  With a read
+# of Slurm a minute (ElasticdPollInterval=60000) a group still grows to its
+# max and a preempted unit leaves the world within seconds.  With
+# ElasticdNotify=drop the notifications are lost: the poll alone still
+# brings the group back to its max.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/elasticd.sh"
+ed_setup
+
+plan 17
+
+metric() { curl -fsS -m 2 "http://$ED_SERVER/metrics" | awk -v k="$1" '$1 == k { print $2 }'; }
+at_least() { [ "$(metric "$1")" -ge "$2" ] 2>/dev/null; }
+
+grace=$(scontrol show partition preempt | grep -oE 'GraceTime=[0-9]+' | cut -d= -f2)
+ed_write_conf ElasticdPollInterval=60000
+ok "elasticd starts, reading Slurm once a minute" ed_start
+t_ed=$ED_STARTED
+base=$(submit_group "$TEST_USER" --elastic-min=1 --elastic-max=3 --elastic-step=1 \
+	--elastic-scale-delay=1 --elastic-grace=5)
+like "a min=1 max=3 group is accepted" "$base" '^[0-9]+$'
+ok "it grows to 3 nodes" gwait 40 "$base" 'world == 3 and len(units()) == 2 and state == "RUNNING"' ||
+	show_group "$base"
+took=$(secs_since "$t_ed")
+figure "notify: elasticd started to a world of 3: $took s (a read of Slurm every 60 s)"
+ok "... before elasticd's next read of Slurm: the units' notifications" below "$took" 55
+ok "both units' starts were taken" at_least 'elasticd_notifications_total{action="read"}' 2
+ok "... in cycles that read only the jobs notified" at_least elasticd_notified_cycles_total 1
+units=$(running_units "$base")
+script=$(scontrol write batch_script "${units%% *}" - 2>/dev/null)
+like "... its batch script execs elastic-run --unit=SIG" "$script" "elastic-run' --unit=URG"
+
+# --- a preemption, seen through the unit's signal -----------------------
+sampler_start "$base"
+t0=$(now)
+hjid=$(sbatch --parsable -p high -N2 -J preemptor -D "$ED_TMP" -o /dev/null -t 30 --wrap 'exec sleep 1800')
+like "a 2-node job in the high partition is accepted" "$hjid" '^[0-9]+$'
+ok "the world shrinks to 2 (the preempted unit's notification)" gwait 20 "$base" 'world == 2' ||
+	show_group "$base"
+figure "notify: preemptor submitted to a world of 2: $(secs_since "$t0") s (GraceTime=$grace s, reads of Slurm every 60 s)"
+ok "the timeline records the preemption" gwait 5 "$base" 'any(e.get("cause") == "preempt" for e in events)'
+ok "the preemptor starts" wait_until $((grace + 30)) job_running "$hjid"
+ok "a signal was notified" at_least 'elasticd_notifications_total{action="read"}' 3
+sampler_stop
+
+# --- notifications dropped: the poll alone --------------------------------
+ok "elasticd stops" ed_stop
+ed_write_conf ElasticdPollInterval=3000 ElasticdNotify=drop
+ok "elasticd starts again, dropping notifications, reading Slurm every 3 s" ed_start
+t3=$(now)
+scancel "$hjid"
+ok "the group returns to 3 nodes at the poll alone" gwait 60 "$base" 'world == 3 and len(units()) == 2' ||
+	show_group "$base"
+figure "notify: dropped: preemptor ended to a world of 3: $(secs_since "$t3") s (reads every 3 s)"
+is "the new unit's notification was dropped, none taken" \
+	"$(metric 'elasticd_notifications_total{action="read"}') $(at_least 'elasticd_notifications_total{action="dropped"}' 1 && echo dropped)" "0 dropped"
+ok "elasticd stops on SIGTERM" ed_stop
+done_testing
