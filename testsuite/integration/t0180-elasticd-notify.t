@@ -16,7 +16,7 @@ metric() { curl -fsS -m 2 "http://$ED_SERVER/metrics" | awk -v k="$1" '$1 == k {
 at_least() { [ "$(metric "$1")" -ge "$2" ] 2>/dev/null; }
 
 grace=$(scontrol show partition preempt | grep -oE 'GraceTime=[0-9]+' | cut -d= -f2)
-ed_write_conf ElasticdPollInterval=60000
+ed_write_conf ElasticdPollInterval=60000 ElasticdNotify=yes
 ok "elasticd starts, reading Slurm once a minute" ed_start
 t_ed=$ED_STARTED
 base=$(submit_group "$TEST_USER" --elastic-min=1 --elastic-max=3 --elastic-step=1 \
