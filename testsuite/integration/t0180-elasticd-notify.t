@@ -10,7 +10,7 @@
 . "$(dirname "$0")/elasticd.sh"
 ed_setup
 
-plan 17
+plan 18
 
 metric() { curl -fsS -m 2 "http://$ED_SERVER/metrics" | awk -v k="$1" '$1 == k { print $2 }'; }
 at_least() { [ "$(metric "$1")" -ge "$2" ] 2>/dev/null; }
@@ -42,6 +42,17 @@ ok "the world shrinks to 2 (the preempted unit's notification)" gwait 20 "$base"
 	show_group "$base"
 figure "notify: preemptor submitted to a world of 2: $(secs_since "$t0") s (GraceTime=$grace s, reads of Slurm every 60 s)"
 ok "the timeline records the preemption" gwait 5 "$base" 'any(e.get("cause") == "preempt" for e in events)'
+# The unit's program passed Slurm's signal on to its steps: a signal
+# request for that unit by its owner (elasticd's own come from root).
+relayed() {
+	local u uid
+	uid=$(id -u "$TEST_USER")
+	for u in $units; do
+		grep -q "REQUEST_KILL_JOB JobId=$u uid $uid\$" "$MC_DIR/log/slurmctld.log" && return 0
+	done
+	return 1
+}
+ok "the preempted unit passed the signal on to its steps, as its owner" wait_until 5 relayed
 ok "the preemptor starts" wait_until $((grace + 30)) job_running "$hjid"
 ok "a signal was notified" at_least 'elasticd_notifications_total{action="read"}' 3
 sampler_stop
