@@ -66,7 +66,6 @@ int unit_main(const char *sigarg)
 	sigaddset(&set, SIGHUP);
 	sigprocmask(SIG_BLOCK, &set, NULL);
 
-	slurm_init(NULL);
 	policy_conf_path(getenv("SLURM_CONF"), pol_path, sizeof(pol_path));
 	if (!pol)
 		elastic_errorf(&pol_err, "out of memory");
@@ -78,6 +77,9 @@ int unit_main(const char *sigarg)
 		memset(&src, 0, sizeof(src)); /* hold the nodes all the same */
 	free(pol);
 	notify(&src, job_id, "start");
+	/* Slurm's configuration only for passing signals on: after the
+	 * start is told, which it would delay. */
+	slurm_init(NULL);
 	for (;;) {
 		int got = sigwaitinfo(&set, NULL);
 
