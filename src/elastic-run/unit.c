@@ -78,7 +78,10 @@ int unit_main(const char *sigarg)
 	free(pol);
 	notify(&src, job_id, "start");
 	/* Slurm's configuration only for passing signals on: after the
-	 * start is told, which it would delay. */
+	 * start is told, which it would delay.  elasticd's SLURM_CONF may
+	 * not exist here (a configless node): then Slurm's own default. */
+	if (getenv("SLURM_CONF") && access(getenv("SLURM_CONF"), R_OK) < 0)
+		unsetenv("SLURM_CONF");
 	slurm_init(NULL);
 	for (;;) {
 		int got = sigwaitinfo(&set, NULL);

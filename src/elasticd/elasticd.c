@@ -452,7 +452,7 @@ static void cycle(bool full)
 	v->metrics.reconcile_seconds_sum = ctx.m.reconcile_seconds_sum;
 	v->metrics.started = ctx.m.started;
 	api_notify_counts(&v->metrics.notified, &v->metrics.notify_dropped);
-	v->metrics.light_cycles = ctx.m.light_cycles += !full;
+	v->metrics.light_cycles = ctx.m.light_cycles += !full && changed;
 	api_publish(v);
 }
 

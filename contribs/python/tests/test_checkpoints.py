@@ -285,10 +285,12 @@ class EventAgreed(unittest.TestCase):
 import os, signal, socket, time
 import torch.distributed as dist
 import slurm_elastic as se
-from slurm_elastic.torch import event_agreed
+from slurm_elastic.torch import event_agreed, init_process_group
 s = socket.socket(); s.bind(("127.0.0.1", 0)); port = s.getsockname()[1]; s.close()
-dist.init_process_group("gloo", init_method="tcp://127.0.0.1:%d" % port,
-                        rank=0, world_size=1)
+# Ours, not torch's: torch's threads must never take the signal (one
+# that did broke its store, and the process hung at its end).
+init_process_group("gloo", init_method="tcp://127.0.0.1:%d" % port,
+                   rank=0, world_size=1)
 before = event_agreed()
 os.kill(os.getpid(), signal.SIGURG)
 time.sleep(0.01)
