@@ -320,16 +320,21 @@ static enum MHD_Result serve_report(const struct req *rq,
 /* Read job id at the next cycle, which comes at once where notifications
  * are taken, unless the caller's wake-ups are over their rate (a flood of
  * them would be a flood of reads on slurmctld). */
-static void lookup_now(const struct req *rq, uint32_t id)
+static bool may_wake(const struct req *rq)
 {
 	bool wake;
 
-	api_queue_lookup(id);
 	pthread_mutex_lock(&api.lock);
 	wake = api.notify == POLICY_NOTIFY_YES &&
 	       api_lookup_allowed(rq->c.uid, rq->c.admin);
 	pthread_mutex_unlock(&api.lock);
-	if (wake)
+	return wake;
+}
+
+static void lookup_now(const struct req *rq, uint32_t id)
+{
+	api_queue_lookup(id);
+	if (may_wake(rq))
 		api_wake();
 }
 
@@ -341,24 +346,22 @@ static void lookup_now(const struct req *rq, uint32_t id)
 static enum MHD_Result serve_notify(const struct req *rq, const struct route *r)
 {
 	enum notify_event ev;
-	enum policy_notify mode;
 	const char *why;
+	bool taken;
 
 	if (route_parse_notify(MHD_lookup_connection_value(
 				   rq->conn, MHD_GET_ARGUMENT_KIND, "event"),
 			       &ev, &why) < 0)
 		return reply_error(rq, MHD_HTTP_BAD_REQUEST, why);
+	/* Dropped with ElasticdNotify=drop, or over its caller's rate. */
+	taken = may_wake(rq);
 	pthread_mutex_lock(&api.lock);
-	mode = api.notify;
-	if (mode == POLICY_NOTIFY_YES &&
-	    !api_lookup_allowed(rq->c.uid, rq->c.admin))
-		mode = POLICY_NOTIFY_DROP; /* over its caller's rate */
-	if (mode == POLICY_NOTIFY_YES)
+	if (taken)
 		api.notified++;
 	else
 		api.notify_dropped++;
 	pthread_mutex_unlock(&api.lock);
-	if (mode == POLICY_NOTIFY_YES) {
+	if (taken) {
 		elog_debug("notified: job %u, %s (uid %u)", r->id,
 			   notify_event_name(ev), (unsigned)rq->c.uid);
 		api_queue_lookup(r->id);

@@ -171,35 +171,30 @@ char *render_events(const struct group_info *g)
 	return finish(o, ok);
 }
 
-/* {"id": ID, what: "queued"} */
-static char *render_queued(uint32_t id, const char *what)
+/* {"id": ID, key: value} */
+static char *render_accepted(uint32_t id, const char *key, const char *value)
 {
 	bool ok = true;
 	json_object *o = obj(&ok);
 
 	put_int(o, "id", id, &ok);
-	put_str(o, what, "queued", &ok);
+	put_str(o, key, value, &ok);
 	return finish(o, ok);
 }
 
 char *render_raise(uint32_t id)
 {
-	return render_queued(id, "raise");
+	return render_accepted(id, "raise", "queued");
 }
 
 char *render_report(uint32_t id)
 {
-	return render_queued(id, "report");
+	return render_accepted(id, "report", "queued");
 }
 
 char *render_notify(uint32_t id, const char *event)
 {
-	bool ok = true;
-	json_object *o = obj(&ok);
-
-	put_int(o, "id", id, &ok);
-	put_str(o, "notify", event, &ok);
-	return finish(o, ok);
+	return render_accepted(id, "notify", event);
 }
 
 char *render_error(int status, const char *message)
