@@ -10,7 +10,8 @@
 int job_load(uint32_t job_id, job_info_msg_t **msg, elastic_error_t *err)
 {
 	*msg = NULL;
-	if (slurm_load_job(msg, job_id, SHOW_ALL) != SLURM_SUCCESS) {
+	if (slurm_load_job(msg, job_id, SHOW_ALL | SHOW_LOCAL) !=
+	    SLURM_SUCCESS) {
 		int e = errno;
 
 		*msg = NULL;

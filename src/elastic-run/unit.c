@@ -89,10 +89,24 @@ int unit_main(const char *sigarg)
 		if (got < 0)
 			continue;
 		if (got == sig) {
-			/* The ranks first: their grace is running. */
+			/* Both at once: the ranks' grace is running, and
+			 * passing the signal on waits for slurmctld's locks
+			 * (longer, the longer its queue) that elasticd need
+			 * not wait for. */
+			pid_t child = fork();
+
+			if (child == 0) {
+				notify(&src, job_id, "signal");
+				_exit(0);
+			}
 			if (job_id && raise_job(job_id, sig, &err) < 0)
 				elog_debug("%s", err.text);
-			notify(&src, job_id, "signal");
+			if (child < 0)
+				notify(&src, job_id, "signal");
+			else
+				while (waitpid(child, NULL, 0) < 0 &&
+				       errno == EINTR)
+					;
 			continue;
 		}
 		/* Slurm ends the unit: say so, and end as the signal would. */

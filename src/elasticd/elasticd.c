@@ -334,11 +334,14 @@ static void submit_answers(int64_t now)
 
 	while ((n = submitq_take(ctx.subq, it, 16)) > 0) {
 		for (size_t i = 0; i < n; i++) {
-			if (it[i].job)
+			if (it[i].job) {
 				elog_info("%s: job %u", it[i].text, it[i].job);
-			else
+				/* Read by id from the next load on. */
+				slurmio_lookup(ctx.io, &it[i].job, 1);
+			} else {
 				elog_warn("%s: refused: %s", it[i].text,
 					  it[i].err);
+			}
 			reconcile_submitted(ctx.rec, it[i].group, it[i].token,
 					    it[i].job, now);
 		}
@@ -391,8 +394,8 @@ static void cycle(bool full)
 	slurmio_cycle(ctx.io);
 	reload_policy(false);
 	{
-		uint32_t ids[SLURMIO_LOOKUPS_MAX];
-		int n = api_take_lookups(ids, SLURMIO_LOOKUPS_MAX);
+		uint32_t ids[16];
+		int n = api_take_lookups(ids, sizeof(ids) / sizeof(ids[0]));
 
 		if (n > 0)
 			slurmio_lookup(ctx.io, ids, (size_t)n);

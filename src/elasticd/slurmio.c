@@ -34,11 +34,11 @@ struct slurmio {
 	uint64_t rpcs, rpcs_cycle, bad_tags;
 	struct uid_name users[UID_CACHE];
 	size_t nusers;
-	/* resync mode: the owners of the groups' live jobs, and when the
-	 * whole queue was last read */
-	uid_t owners[SLURMIO_OWNERS_MAX];
-	size_t nowners;
-	bool owners_overflow;
+	/* resync mode: the groups' jobs, read by id between reads of the
+	 * whole queue, and when that was last read */
+	uint32_t watch[SLURMIO_WATCH_MAX];
+	size_t nwatch;
+	bool watch_overflow;
 	int64_t last_resync_ms;
 	uint32_t lookups[SLURMIO_LOOKUPS_MAX];
 	size_t nlookups;
@@ -180,72 +180,79 @@ static bool in_grace(const struct job_view *j)
 	       j->preempted;
 }
 
+/* Whether r lists a step of job id (not its batch or extern step). */
+static bool runs_steps(const job_step_info_response_msg_t *r, uint32_t id)
+{
+	for (uint32_t k = 0; k < r->job_step_count; k++)
+		if (r->job_steps[k].step_id.job_id == id &&
+		    r->job_steps[k].step_id.step_id <= SLURM_MAX_NORMAL_STEP_ID)
+			return true;
+	return false;
+}
+
 /*
  * Units in a preemption's grace: which still run steps (the group's
- * ranks)?  Those with none can go at once.  One RPC for every step of the
- * cluster, and only while some unit is in its grace.  Returns whether a
- * flag changed.
+ * ranks)?  Those with none can go at once.  Only while some unit is in its
+ * grace: one RPC per such unit (slurmctld finds each job in its hash), or
+ * past STEP_READS_MAX of them one for every step of the cluster.  SHOW_LOCAL:
+ * without it libslurm first asks whether the cluster is in a federation,
+ * one more RPC each time.  Returns whether a flag changed.
  */
+#define STEP_READS_MAX 16
 static bool mark_steps(struct slurmio *io, struct snapshot *s)
 {
-	job_step_info_response_msg_t *r = NULL;
-	size_t i, n = snapshot_count(s);
-	bool any = false, flipped = false;
+	job_step_info_response_msg_t *all = NULL;
+	size_t i, n = snapshot_count(s), ngrace = 0;
+	bool flipped = false;
 
-	for (i = 0; i < n && !any; i++)
-		any = in_grace(snapshot_job(s, i));
-	if (!any)
+	for (i = 0; i < n; i++)
+		ngrace += in_grace(snapshot_job(s, i));
+	if (!ngrace)
 		return false;
-	rpc(io);
-	if (slurm_get_job_steps(0, NO_VAL, NO_VAL, &r, SHOW_ALL) !=
-	    SLURM_SUCCESS)
-		return false; /* unknown: wait the grace as before */
+	if (ngrace > STEP_READS_MAX) {
+		rpc(io);
+		if (slurm_get_job_steps(0, NO_VAL, NO_VAL, &all,
+					SHOW_ALL | SHOW_LOCAL) != SLURM_SUCCESS)
+			return false; /* unknown: wait the grace as before */
+	}
 	for (i = 0; i < n; i++) {
 		const struct job_view *j = snapshot_job(s, i);
-		bool gone = true;
+		job_step_info_response_msg_t *r = all;
+		bool gone;
 
 		if (!in_grace(j))
 			continue;
-		for (uint32_t k = 0; gone && k < r->job_step_count; k++) {
-			const job_step_info_t *st = &r->job_steps[k];
-
-			if (st->step_id.job_id == j->id &&
-			    st->step_id.step_id <= SLURM_MAX_NORMAL_STEP_ID)
-				gone = false;
+		if (!all) {
+			rpc(io);
+			if (slurm_get_job_steps(0, j->id, NO_VAL, &r,
+						SHOW_ALL | SHOW_LOCAL) !=
+			    SLURM_SUCCESS)
+				continue; /* unknown: as it was */
 		}
+		gone = !runs_steps(r, j->id);
+		if (!all)
+			slurm_free_job_step_info_response_msg(r);
 		if (gone != j->steps_gone) {
 			snapshot_set_steps_gone(s, j->id, gone);
 			flipped = true;
 		}
 	}
-	slurm_free_job_step_info_response_msg(r);
+	if (all)
+		slurm_free_job_step_info_response_msg(all);
 	return flipped;
 }
 
-/* The owners of the snapshot's live jobs (bases and units), for the loads
- * by owner; too many of them and the whole queue is cheaper. */
-static void note_owners(struct slurmio *io, const struct snapshot *s)
+/* The jobs of the snapshot (every job of a group that slurmctld still
+ * knows, ended ones too, as a read of the queue has them), for the reads
+ * by id; too many and the whole queue is cheaper. */
+static void note_watch(struct slurmio *io, const struct snapshot *s)
 {
 	size_t n = snapshot_count(s);
 
-	io->nowners = 0;
-	io->owners_overflow = false;
-	for (size_t i = 0; i < n; i++) {
-		const struct job_view *j = snapshot_job(s, i);
-		size_t k;
-
-		if (j->phase == PHASE_GONE)
-			continue;
-		for (k = 0; k < io->nowners && io->owners[k] != j->uid; k++)
-			;
-		if (k < io->nowners)
-			continue;
-		if (io->nowners == SLURMIO_OWNERS_MAX) {
-			io->owners_overflow = true;
-			return;
-		}
-		io->owners[io->nowners++] = j->uid;
-	}
+	io->nwatch = 0;
+	io->watch_overflow = n > SLURMIO_WATCH_MAX;
+	for (size_t i = 0; i < n && !io->watch_overflow; i++)
+		io->watch[io->nwatch++] = snapshot_job(s, i)->id;
 }
 
 /* Adds the tagged jobs of one answer to s.  0 or -1 (err set). */
@@ -268,14 +275,15 @@ static int take_jobs(struct slurmio *io, struct snapshot *s,
 	return rc;
 }
 
-/* s, finished, is the snapshot now: the owners and the lookups follow. */
+/* s, finished, is the snapshot now: the watch list and the lookups
+ * follow. */
 static void install(struct slurmio *io, struct snapshot *s,
 		    const struct snapshot **ret, bool *changed)
 {
 	snapshot_destroy(io->snap);
 	io->snap = s;
 	io->nlookups = 0; /* read, or not a job */
-	note_owners(io, s);
+	note_watch(io, s);
 	mark_steps(io, s);
 	*ret = s;
 	*changed = true;
@@ -300,64 +308,63 @@ static int settle(struct slurmio *io, struct snapshot *s, int rc,
 	return 0;
 }
 
-/* The jobs asked about, one RPC each, into s: one slurmctld does not
- * know (any more) is left out.  0 or -1 (err set). */
-static int add_lookups(struct slurmio *io, struct snapshot *s,
+/* Job id, one RPC, into s: one slurmctld does not know (any more) is
+ * left out.  SHOW_LOCAL: without it libslurm asks for the federation
+ * first, one more RPC each (elasticd serves one cluster).  0 or -1 (err
+ * set). */
+static int add_one(struct slurmio *io, struct snapshot *s, uint32_t id,
+		   elastic_error_t *err)
+{
+	job_info_msg_t *msg = NULL;
+
+	rpc(io);
+	if (slurm_load_job(&msg, id, SHOW_ALL | SHOW_LOCAL) != SLURM_SUCCESS) {
+		if (errno == ESLURM_INVALID_JOB_ID)
+			return 0;
+		return elastic_errorf(err, "slurm_load_job %u: %s", id,
+				      slurm_strerror(errno));
+	}
+	return take_jobs(io, s, msg, err);
+}
+
+/* Whether ids[0..n) include id. */
+static bool among(const uint32_t *ids, size_t n, uint32_t id)
+{
+	for (size_t k = 0; k < n; k++)
+		if (ids[k] == id)
+			return true;
+	return false;
+}
+
+/* The jobs asked about, one RPC each, into s, but for those of the first
+ * nskip of the watch list (read already).  0 or -1 (err set). */
+static int add_lookups(struct slurmio *io, struct snapshot *s, size_t nskip,
 		       elastic_error_t *err)
 {
-	for (size_t k = 0; k < io->nlookups; k++) {
-		job_info_msg_t *msg = NULL;
-
-		rpc(io);
-		if (slurm_load_job(&msg, io->lookups[k],
-				   SHOW_ALL | SHOW_LOCAL) != SLURM_SUCCESS) {
-			if (errno == ESLURM_INVALID_JOB_ID)
-				continue;
-			return elastic_errorf(err, "slurm_load_job %u: %s",
-					      io->lookups[k],
-					      slurm_strerror(errno));
-		}
-		if (take_jobs(io, s, msg, err) < 0)
+	for (size_t k = 0; k < io->nlookups; k++)
+		if (!among(io->watch, nskip, io->lookups[k]) &&
+		    add_one(io, s, io->lookups[k], err) < 0)
 			return -1;
-	}
 	return 0;
 }
 
-/* Between resyncs: the jobs of the groups' owners, one RPC per owner, and
- * the jobs asked about.  SHOW_LOCAL: without it libslurm asks for the
- * federation first, one more RPC each (elasticd serves one cluster). */
-static int load_owners(struct slurmio *io, int64_t now_ms,
-		       const struct snapshot **ret, bool *changed,
-		       elastic_error_t *err)
+/* Between resyncs: the groups' jobs and the jobs asked about, one RPC
+ * each, by id: slurmctld finds each in its hash, so that the cost is
+ * that of the groups, whatever the length of the queue. */
+static int load_watched(struct slurmio *io, int64_t now_ms,
+			const struct snapshot **ret, bool *changed,
+			elastic_error_t *err)
 {
 	struct snapshot *s = snapshot_create((time_t)(now_ms / 1000));
+	int rc = 0;
 
 	if (!s)
 		return elastic_errorf(err, "out of memory");
-	for (size_t k = 0; k < io->nowners; k++) {
-		job_info_msg_t *msg = NULL;
-
-		rpc(io);
-		if (slurm_load_job_user(&msg, io->owners[k],
-					SHOW_ALL | SHOW_LOCAL) !=
-		    SLURM_SUCCESS) {
-			elastic_errorf(err, "slurm_load_job_user: %s",
-				       slurm_strerror(errno));
-			return settle(io, s, -1, ret, changed);
-		}
-		if (take_jobs(io, s, msg, err) < 0)
-			return settle(io, s, -1, ret, changed);
-	}
-	return settle(io, s, add_lookups(io, s, err), ret, changed);
-}
-
-/* Whether the jobs asked about include id. */
-static bool looked_up(const struct slurmio *io, uint32_t id)
-{
-	for (size_t k = 0; k < io->nlookups; k++)
-		if (io->lookups[k] == id)
-			return true;
-	return false;
+	for (size_t k = 0; k < io->nwatch && rc == 0; k++)
+		rc = add_one(io, s, io->watch[k], err);
+	if (rc == 0)
+		rc = add_lookups(io, s, io->nwatch, err);
+	return settle(io, s, rc, ret, changed);
 }
 
 int slurmio_load_lookups(struct slurmio *io, int64_t now_ms,
@@ -376,13 +383,13 @@ int slurmio_load_lookups(struct slurmio *io, int64_t now_ms,
 		return elastic_errorf(err, "out of memory");
 	/* The jobs asked about as slurmctld has them now; one that it no
 	 * longer knows leaves the snapshot, as at a read of the queue. */
-	rc = add_lookups(io, s, err);
+	rc = add_lookups(io, s, 0, err);
 	/* The rest as they were. */
 	n = snapshot_count(io->snap);
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		const struct job_view *j = snapshot_job(io->snap, i);
 
-		if (!looked_up(io, j->id))
+		if (!among(io->lookups, io->nlookups, j->id))
 			rc = snapshot_add(s, j, err);
 	}
 	return settle(io, s, rc, ret, changed);
@@ -397,9 +404,9 @@ int slurmio_load(struct slurmio *io, int64_t now_ms, unsigned full_refresh_s,
 	time_t since = io->last_update;
 
 	*changed = false;
-	if (resync_s && io->snap && !io->owners_overflow &&
+	if (resync_s && io->snap && !io->watch_overflow &&
 	    now_ms - io->last_resync_ms < (int64_t)resync_s * 1000)
-		return load_owners(io, now_ms, ret, changed, err);
+		return load_watched(io, now_ms, ret, changed, err);
 	if (resync_s)
 		io->last_resync_ms = now_ms;
 	else if (full_refresh_s &&

@@ -27,19 +27,22 @@ void slurmio_destroy(struct slurmio *io); /* NULL is fine */
  * (and we reuse the snapshot we have) when nothing changed; every
  * full_refresh_s seconds (0: never) the whole list is asked for
  * regardless.  With resync_s N: the whole queue only every N seconds (to
- * find new groups), and between, one slurm_load_job_user() per owner of
- * the groups' live jobs, which costs slurmctld the owners' jobs, not the
- * queue (more than SLURMIO_OWNERS_MAX owners: the whole queue, as with
- * 0).  *ret belongs to io and stays valid until the next slurmio_load()
- * that returns *changed = true, or slurmio_destroy().  Returns 0, or -1
- * (slurmctld unreachable, ...) leaving the previous snapshot in place.
+ * find new groups), and between, the jobs of the snapshot (those of the
+ * groups, ended ones too until slurmctld forgets them) and the jobs asked
+ * about, one slurm_load_job() each: slurmctld finds each in its hash, so
+ * that the cost is that of the groups, not of the queue (more than
+ * SLURMIO_WATCH_MAX jobs: the whole queue, as with 0).  *ret belongs to io and
+ * stays valid until the next slurmio_load() that returns *changed = true, or
+ * slurmio_destroy().  Returns 0, or -1 (slurmctld unreachable, ...) leaving the
+ * previous snapshot in place.
  */
-#define SLURMIO_OWNERS_MAX 32
+#define SLURMIO_WATCH_MAX 512
 
-/* Jobs to read at the next load between reads of the whole queue (a
- * launcher asked about a group not seen yet), with their owners from then
- * on; at most SLURMIO_LOOKUPS_MAX are kept, the rest dropped. */
-#define SLURMIO_LOOKUPS_MAX 16
+/* Jobs to read at the next load (a launcher asked about a group not seen
+ * yet, a unit notified, a unit was just submitted), followed from then on;
+ * at most SLURMIO_LOOKUPS_MAX are kept, the rest dropped (a read of the
+ * whole queue finds them). */
+#define SLURMIO_LOOKUPS_MAX 256
 void slurmio_lookup(struct slurmio *io, const uint32_t *ids, size_t n);
 int slurmio_load(struct slurmio *io, int64_t now_ms, unsigned full_refresh_s,
 		 unsigned resync_s, const struct snapshot **ret, bool *changed,

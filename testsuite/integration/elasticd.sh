@@ -82,8 +82,15 @@ ed_write_conf() {
 		echo "ElasticdStateDir=$ED_STATE"
 		echo "DefaultScaleDelay=1"
 		# ED_NOTIFY=no|drop: every test without notifications, or
-		# with them lost (make check ED_NOTIFY=drop).
-		[ -z "${ED_NOTIFY:-}" ] || echo "ElasticdNotify=$ED_NOTIFY"
+		# with them lost (make check ED_NOTIFY=drop); ED_RESYNC=N:
+		# the whole queue read every N s only, the groups' jobs by id
+		# between.  A test's own keys win.
+		case " $* " in *" ElasticdNotify="*) ;; *)
+			[ -z "${ED_NOTIFY:-}" ] || echo "ElasticdNotify=$ED_NOTIFY" ;;
+		esac
+		case " $* " in *" ElasticdResyncInterval="*) ;; *)
+			[ -z "${ED_RESYNC:-}" ] || echo "ElasticdResyncInterval=$ED_RESYNC" ;;
+		esac
 		for kv in "$@"; do echo "$kv"; done
 	} >"$ED_CONF"
 }
