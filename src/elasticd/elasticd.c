@@ -400,6 +400,8 @@ static void cycle(bool full)
 		if (n > 0)
 			slurmio_lookup(ctx.io, ids, (size_t)n);
 	}
+	/* Before the read: the units just submitted are read with it. */
+	submit_answers(now);
 	if (full)
 		rc = slurmio_load(ctx.io, now, FULL_REFRESH_S,
 				  ctx.policy.elasticd_resync_s, &s, &changed,
@@ -420,7 +422,6 @@ static void cycle(bool full)
 		elog_info("slurmctld answers again");
 	ctx.ctld_down = false;
 
-	submit_answers(now);
 	t0 = mono();
 	if (reconcile_pass(ctx.rec, s, &ctx.policy, now, &ctx.actions, &err) <
 	    0)

@@ -242,17 +242,34 @@ static bool mark_steps(struct slurmio *io, struct snapshot *s)
 	return flipped;
 }
 
-/* The jobs of the snapshot (every job of a group that slurmctld still
- * knows, ended ones too, as a read of the queue has them), for the reads
- * by id; too many and the whole queue is cheaper. */
+/* Whether j is read again between reads of the whole queue: a unit that
+ * ended and was released is not (requeue=0: nothing changes it any more,
+ * and it stays as it was until slurmctld forgets it), a base always (an
+ * ended one may be requeued). */
+static bool watched(const struct job_view *j)
+{
+	return j->role == ROLE_BASE || j->phase != PHASE_GONE;
+}
+
+/* The jobs of the snapshot to read by id (every job of a group that
+ * slurmctld still knows and that may change); too many and the whole
+ * queue is cheaper. */
 static void note_watch(struct slurmio *io, const struct snapshot *s)
 {
 	size_t n = snapshot_count(s);
 
 	io->nwatch = 0;
-	io->watch_overflow = n > SLURMIO_WATCH_MAX;
-	for (size_t i = 0; i < n && !io->watch_overflow; i++)
-		io->watch[io->nwatch++] = snapshot_job(s, i)->id;
+	io->watch_overflow = false;
+	for (size_t i = 0; i < n && !io->watch_overflow; i++) {
+		const struct job_view *j = snapshot_job(s, i);
+
+		if (!watched(j))
+			continue;
+		if (io->nwatch == SLURMIO_WATCH_MAX)
+			io->watch_overflow = true;
+		else
+			io->watch[io->nwatch++] = j->id;
+	}
 }
 
 /* Adds the tagged jobs of one answer to s.  0 or -1 (err set). */
@@ -275,28 +292,40 @@ static int take_jobs(struct slurmio *io, struct snapshot *s,
 	return rc;
 }
 
+/* Whether ids[0..n) include id. */
+static bool among(const uint32_t *ids, size_t n, uint32_t id)
+{
+	for (size_t k = 0; k < n; k++)
+		if (ids[k] == id)
+			return true;
+	return false;
+}
+
+void slurmio_lookup(struct slurmio *io, const uint32_t *ids, size_t n)
+{
+	/* Once each: every read waits for slurmctld's locks. */
+	for (size_t i = 0; i < n && io->nlookups < SLURMIO_LOOKUPS_MAX; i++)
+		if (!among(io->lookups, io->nlookups, ids[i]))
+			io->lookups[io->nlookups++] = ids[i];
+}
+
 /* s, finished, is the snapshot now: the watch list and the lookups
  * follow. */
-static void install(struct slurmio *io, struct snapshot *s,
+static void install(struct slurmio *io, struct snapshot *s, bool steps,
 		    const struct snapshot **ret, bool *changed)
 {
 	snapshot_destroy(io->snap);
 	io->snap = s;
 	io->nlookups = 0; /* read, or not a job */
 	note_watch(io, s);
-	mark_steps(io, s);
+	if (steps)
+		mark_steps(io, s);
 	*ret = s;
 	*changed = true;
 }
 
-void slurmio_lookup(struct slurmio *io, const uint32_t *ids, size_t n)
-{
-	for (size_t i = 0; i < n && io->nlookups < SLURMIO_LOOKUPS_MAX; i++)
-		io->lookups[io->nlookups++] = ids[i];
-}
-
 /* s read whole (rc 0) is the snapshot now; else it goes.  Returns rc. */
-static int settle(struct slurmio *io, struct snapshot *s, int rc,
+static int settle(struct slurmio *io, struct snapshot *s, int rc, bool steps,
 		  const struct snapshot **ret, bool *changed)
 {
 	if (rc < 0) {
@@ -304,7 +333,7 @@ static int settle(struct slurmio *io, struct snapshot *s, int rc,
 		return -1;
 	}
 	snapshot_finish(s);
-	install(io, s, ret, changed);
+	install(io, s, steps, ret, changed);
 	return 0;
 }
 
@@ -327,15 +356,6 @@ static int add_one(struct slurmio *io, struct snapshot *s, uint32_t id,
 	return take_jobs(io, s, msg, err);
 }
 
-/* Whether ids[0..n) include id. */
-static bool among(const uint32_t *ids, size_t n, uint32_t id)
-{
-	for (size_t k = 0; k < n; k++)
-		if (ids[k] == id)
-			return true;
-	return false;
-}
-
 /* The jobs asked about, one RPC each, into s, but for those of the first
  * nskip of the watch list (read already).  0 or -1 (err set). */
 static int add_lookups(struct slurmio *io, struct snapshot *s, size_t nskip,
@@ -348,9 +368,26 @@ static int add_lookups(struct slurmio *io, struct snapshot *s, size_t nskip,
 	return 0;
 }
 
-/* Between resyncs: the groups' jobs and the jobs asked about, one RPC
- * each, by id: slurmctld finds each in its hash, so that the cost is
- * that of the groups, whatever the length of the queue. */
+/* The jobs of the snapshot that are not read again (watched()) nor asked
+ * about, as they were, into s.  0 or -1 (err set). */
+static int add_unwatched(struct slurmio *io, struct snapshot *s,
+			 elastic_error_t *err)
+{
+	size_t n = snapshot_count(io->snap);
+
+	for (size_t i = 0; i < n; i++) {
+		const struct job_view *j = snapshot_job(io->snap, i);
+
+		if (!watched(j) && !among(io->lookups, io->nlookups, j->id) &&
+		    snapshot_add(s, j, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Between resyncs: the groups' jobs that may change and the jobs asked
+ * about, one RPC each, by id: slurmctld finds each in its hash, so that
+ * the cost is that of the groups, whatever the length of the queue. */
 static int load_watched(struct slurmio *io, int64_t now_ms,
 			const struct snapshot **ret, bool *changed,
 			elastic_error_t *err)
@@ -364,7 +401,9 @@ static int load_watched(struct slurmio *io, int64_t now_ms,
 		rc = add_one(io, s, io->watch[k], err);
 	if (rc == 0)
 		rc = add_lookups(io, s, io->nwatch, err);
-	return settle(io, s, rc, ret, changed);
+	if (rc == 0)
+		rc = add_unwatched(io, s, err);
+	return settle(io, s, rc, true, ret, changed);
 }
 
 int slurmio_load_lookups(struct slurmio *io, int64_t now_ms,
@@ -392,7 +431,22 @@ int slurmio_load_lookups(struct slurmio *io, int64_t now_ms,
 		if (!among(io->lookups, io->nlookups, j->id))
 			rc = snapshot_add(s, j, err);
 	}
-	return settle(io, s, rc, ret, changed);
+	if (rc < 0) {
+		snapshot_destroy(s);
+		return -1;
+	}
+	snapshot_finish(s);
+	/* No read of steps, which would wait for slurmctld's locks once
+	 * more: what the last one found stands until the next poll. */
+	for (size_t i = 0; i < n; i++) {
+		const struct job_view *o = snapshot_job(io->snap, i);
+		const struct job_view *j = snapshot_find(s, o->id);
+
+		if (o->steps_gone && j && in_grace(j))
+			snapshot_set_steps_gone(s, j->id, true);
+	}
+	install(io, s, false, ret, changed);
+	return 0;
 }
 
 int slurmio_load(struct slurmio *io, int64_t now_ms, unsigned full_refresh_s,
@@ -440,7 +494,7 @@ int slurmio_load(struct slurmio *io, int64_t now_ms, unsigned full_refresh_s,
 	if (!since)
 		io->last_full_ms = now_ms;
 	compat_free_job_info_msg(msg);
-	install(io, s, ret, changed);
+	install(io, s, true, ret, changed);
 	return 0;
 }
 
