@@ -243,9 +243,9 @@ static bool mark_steps(struct slurmio *io, struct snapshot *s)
 }
 
 /* Whether j is read again between reads of the whole queue: a unit that
- * ended and was released is not (requeue=0: nothing changes it any more,
- * and it stays as it was until slurmctld forgets it), a base always (an
- * ended one may be requeued). */
+ * ended and was released is not (requeue=0: nothing changes it any more;
+ * it stays as it was until the next read of the whole queue), a base
+ * always (an ended one may be requeued). */
 static bool watched(const struct job_view *j)
 {
 	return j->role == ROLE_BASE || j->phase != PHASE_GONE;

@@ -65,12 +65,11 @@ scancel "$high"
 ok "4: the preemptor gone, it grows back to 2" gwait 60 "$a" 'world == 2 and state == "RUNNING"' || show_group "$a"
 
 # --- 5: what a cycle costs --------------------------------------------------
-# The groups' jobs that may change: of the two owners' jobs (the high job
-# is root's), the bases and the units that have not ended (an ended unit
-# is kept as it was).  Sampled over a few polls: a resync cycle (1 RPC)
-# may fall in between.
-known=$(squeue -h -t all -u "$TEST_USER,$OTHER_USER" -o '%j %T' |
-	awk '$1 !~ /^elastic-unit-/ || $2 ~ /^(PENDING|CONFIGURING|RUNNING|SUSPENDED|COMPLETING)$/' | wc -l)
+# The groups' jobs that may change, of every user and every earlier test
+# still in slurmctld's table: the bases, ended ones too, and the units that
+# have not ended (an ended unit is kept as it was).  Sampled over a few
+# polls: a resync cycle (1 RPC) may fall in between.
+known=$(squeue_py 'len([j for j in jobs if base_tag(j) or (unit(j) and live(j))])')
 steady=$(for _ in 1 2 3 4 5; do metric elasticd_slurm_rpcs_last_cycle; sleep 1.1; done | sort -n | uniq -c | sort -rn | head -n1 | awk '{ print $2 }')
 is "5: a steady cycle: one RPC per live job of the groups ($known)" "$steady" "$known"
 
