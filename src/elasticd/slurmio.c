@@ -310,10 +310,20 @@ void slurmio_lookup(struct slurmio *io, const uint32_t *ids, size_t n)
 }
 
 /* s, finished, is the snapshot now: the watch list and the lookups
- * follow. */
+ * follow.  steps: read the steps of the units in a grace; else (no more
+ * waits for slurmctld's locks) what the last read found stands. */
 static void install(struct slurmio *io, struct snapshot *s, bool steps,
 		    const struct snapshot **ret, bool *changed)
 {
+	size_t n = io->snap ? snapshot_count(io->snap) : 0;
+
+	for (size_t i = 0; i < n && !steps; i++) {
+		const struct job_view *o = snapshot_job(io->snap, i);
+		const struct job_view *j = snapshot_find(s, o->id);
+
+		if (o->steps_gone && j && in_grace(j))
+			snapshot_set_steps_gone(s, j->id, true);
+	}
 	snapshot_destroy(io->snap);
 	io->snap = s;
 	io->nlookups = 0; /* read, or not a job */
@@ -368,17 +378,19 @@ static int add_lookups(struct slurmio *io, struct snapshot *s, size_t nskip,
 	return 0;
 }
 
-/* The jobs of the snapshot that are not read again (watched()) nor asked
- * about, as they were, into s.  0 or -1 (err set). */
-static int add_unwatched(struct slurmio *io, struct snapshot *s,
-			 elastic_error_t *err)
+/* The jobs of the snapshot not asked about (and, with unwatched, not
+ * read again either: watched()), as they were, into s.  0 or -1 (err
+ * set). */
+static int add_kept(struct slurmio *io, struct snapshot *s, bool unwatched,
+		    elastic_error_t *err)
 {
 	size_t n = snapshot_count(io->snap);
 
 	for (size_t i = 0; i < n; i++) {
 		const struct job_view *j = snapshot_job(io->snap, i);
 
-		if (!watched(j) && !among(io->lookups, io->nlookups, j->id) &&
+		if (!(unwatched && watched(j)) &&
+		    !among(io->lookups, io->nlookups, j->id) &&
 		    snapshot_add(s, j, err) < 0)
 			return -1;
 	}
@@ -402,7 +414,7 @@ static int load_watched(struct slurmio *io, int64_t now_ms,
 	if (rc == 0)
 		rc = add_lookups(io, s, io->nwatch, err);
 	if (rc == 0)
-		rc = add_unwatched(io, s, err);
+		rc = add_kept(io, s, true, err);
 	return settle(io, s, rc, true, ret, changed);
 }
 
@@ -411,7 +423,6 @@ int slurmio_load_lookups(struct slurmio *io, int64_t now_ms,
 			 elastic_error_t *err)
 {
 	struct snapshot *s;
-	size_t n;
 	int rc;
 
 	*changed = false;
@@ -421,32 +432,12 @@ int slurmio_load_lookups(struct slurmio *io, int64_t now_ms,
 	if (!(s = snapshot_create((time_t)(now_ms / 1000))))
 		return elastic_errorf(err, "out of memory");
 	/* The jobs asked about as slurmctld has them now; one that it no
-	 * longer knows leaves the snapshot, as at a read of the queue. */
+	 * longer knows leaves the snapshot, as at a read of the queue.  The
+	 * rest as they were. */
 	rc = add_lookups(io, s, 0, err);
-	/* The rest as they were. */
-	n = snapshot_count(io->snap);
-	for (size_t i = 0; i < n && rc == 0; i++) {
-		const struct job_view *j = snapshot_job(io->snap, i);
-
-		if (!among(io->lookups, io->nlookups, j->id))
-			rc = snapshot_add(s, j, err);
-	}
-	if (rc < 0) {
-		snapshot_destroy(s);
-		return -1;
-	}
-	snapshot_finish(s);
-	/* No read of steps, which would wait for slurmctld's locks once
-	 * more: what the last one found stands until the next poll. */
-	for (size_t i = 0; i < n; i++) {
-		const struct job_view *o = snapshot_job(io->snap, i);
-		const struct job_view *j = snapshot_find(s, o->id);
-
-		if (o->steps_gone && j && in_grace(j))
-			snapshot_set_steps_gone(s, j->id, true);
-	}
-	install(io, s, false, ret, changed);
-	return 0;
+	if (rc == 0)
+		rc = add_kept(io, s, false, err);
+	return settle(io, s, rc, false, ret, changed);
 }
 
 int slurmio_load(struct slurmio *io, int64_t now_ms, unsigned full_refresh_s,

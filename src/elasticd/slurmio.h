@@ -27,14 +27,14 @@ void slurmio_destroy(struct slurmio *io); /* NULL is fine */
  * (and we reuse the snapshot we have) when nothing changed; every
  * full_refresh_s seconds (0: never) the whole list is asked for
  * regardless.  With resync_s N: the whole queue only every N seconds (to
- * find new groups), and between, the jobs of the snapshot that may change
- * (the bases, ended ones too; the units until they end) and the jobs
- * asked about, one slurm_load_job() each: slurmctld finds each in its hash, so
- * that the cost is that of the groups, not of the queue (more than
- * SLURMIO_WATCH_MAX jobs: the whole queue, as with 0).  *ret belongs to io and
- * stays valid until the next slurmio_load() that returns *changed = true, or
- * slurmio_destroy().  Returns 0, or -1 (slurmctld unreachable, ...) leaving the
- * previous snapshot in place.
+ * find new groups), and between, the jobs of the snapshot that may
+ * change (the bases, ended ones too; the units until they end) and the
+ * jobs asked about, one slurm_load_job() each: slurmctld finds each in
+ * its hash, so that the cost is that of the groups, not of the queue
+ * (more than SLURMIO_WATCH_MAX jobs: the whole queue, as with 0).  *ret
+ * belongs to io and stays valid until the next slurmio_load() that
+ * returns *changed = true, or slurmio_destroy().  Returns 0, or -1
+ * (slurmctld unreachable, ...) leaving the previous snapshot in place.
  */
 #define SLURMIO_WATCH_MAX 512
 
@@ -53,9 +53,9 @@ int slurmio_load(struct slurmio *io, int64_t now_ms, unsigned full_refresh_s,
  * by one (by id: slurmctld finds each in its hash) into a copy of the
  * snapshot, the rest as they were (and the units in a grace keep what
  * the last read of their steps found: no step is read here).  What a
- * notification costs slurmctld: nothing that grows with the queue.  No job asked about: nothing read,
- * *ret the snapshot there is (NULL before the first load), *changed
- * false.  0, or -1 with err set.
+ * notification costs slurmctld: nothing that grows with the queue.  No
+ * job asked about: nothing read, *ret the snapshot there is (NULL before
+ * the first load), *changed false.  0, or -1 with err set.
  */
 int slurmio_load_lookups(struct slurmio *io, int64_t now_ms,
 			 const struct snapshot **ret, bool *changed,

@@ -85,12 +85,10 @@ ed_write_conf() {
 		# with them lost (make check ED_NOTIFY=drop); ED_RESYNC=N:
 		# the whole queue read every N s only, the groups' jobs by id
 		# between.  A test's own keys win.
-		case " $* " in *" ElasticdNotify="*) ;; *)
-			[ -z "${ED_NOTIFY:-}" ] || echo "ElasticdNotify=$ED_NOTIFY" ;;
-		esac
-		case " $* " in *" ElasticdResyncInterval="*) ;; *)
-			[ -z "${ED_RESYNC:-}" ] || echo "ElasticdResyncInterval=$ED_RESYNC" ;;
-		esac
+		for kv in "ElasticdNotify=${ED_NOTIFY:-}" "ElasticdResyncInterval=${ED_RESYNC:-}"; do
+			case " $* " in *" ${kv%%=*}="*) continue ;; esac
+			[ -z "${kv#*=}" ] || echo "$kv"
+		done
 		for kv in "$@"; do echo "$kv"; done
 	} >"$ED_CONF"
 }
