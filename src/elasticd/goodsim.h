@@ -1,0 +1,135 @@
+#ifndef ELASTICD_GOODSIM_H
+#define ELASTICD_GOODSIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/error.h"
+#include "common/policy.h"
+#include "common/trace.h"
+
+/*
+ * The goodput simulator: what a training job gets out of capacity that
+ * comes and goes, for clusters one machine cannot hold.  A spot trace
+ * (trace.h, mapped onto the cluster's spot nodes) drives a model of
+ * Slurm (nodes, partitions, a queue, preemption with grace, node
+ * failures); the jobs of G identical groups train on it under a policy:
+ *
+ * - GOODSIM_ELASTIC: slurm-elastic's restart path.  Each group is a base
+ *   of --elastic-min nodes on on-demand nodes plus units on spot nodes,
+ *   and elasticd's own decisions (reconcile_pass(), linked, one instance
+ *   per group) say which units to submit or cancel and when the world
+ *   changes; every change costs the ranks a checkpoint and a relaunch.
+ * - GOODSIM_NATIVE: Slurm alone, `sbatch --requeue -N<max>`: the job
+ *   runs only with all its nodes; a reclaimed node preempts it (its ranks
+ *   checkpoint in the grace), it is requeued and waits for max nodes.
+ * - GOODSIM_RESTART: restart the whole job at the new size on every
+ *   change of the nodes it could hold (plain torchrun, managed jobs).
+ * - GOODSIM_ORACLE: every available node trains, transitions are free,
+ *   nothing is lost: the integral of A(t) (spot and on-demand nodes, up
+ *   to the groups' max) times the rate.
+ *
+ * A trace `remove` is, per reclaim_ratio, a reclaim (a higher-priority
+ * job takes the node: its job is preempted with the grace, the node
+ * leaves once the job let it go) or a crash (the node and its ranks die
+ * at once; Slurm sees it detect_s later; the work since the group's last
+ * checkpoint is lost and done again).  An `add` gives the node back.
+ *
+ * Time runs in ticks of tick_ms (elasticd's poll, Slurm's scheduler);
+ * training is accounted at the exact moments things happen.  Costs per
+ * action are parameters, taken from what `make bench-resize` measured.
+ * Pure: no I/O, no clock; the same inputs give the same figures.
+ */
+
+enum goodsim_policy {
+	GOODSIM_ELASTIC,
+	GOODSIM_NATIVE,
+	GOODSIM_RESTART,
+	GOODSIM_ORACLE,
+	GOODSIM_NPOLICIES
+};
+const char *goodsim_policy_name(enum goodsim_policy p);
+
+#define GOODSIM_NODES_MAX  100000 /* spot plus on-demand */
+#define GOODSIM_GROUPS_MAX 10000
+
+struct goodsim_params {
+	unsigned spot_nodes;	 /* the trace is mapped onto these */
+	unsigned ondemand_nodes; /* always there: bases, fallback */
+	unsigned groups;
+	/* Each group's options (a step group). */
+	unsigned min, max, step;
+	unsigned grace_s, scale_delay_s, fault_timeout_s;
+	enum elastic_ondemand ondemand;
+	double speed;	      /* trace time / simulated time */
+	double reclaim_ratio; /* share of removes that are reclaims */
+	uint64_t seed;	      /* which removes are crashes */
+	unsigned tick_ms;     /* 1000 */
+	/* Pass each group at every tick while its timers run (as elasticd
+	 * does), not only when they can run out: slower, the same figures. */
+	bool exact_passes;
+	/* The training client. */
+	double rate;	     /* samples a second per node (linear) */
+	double ckpt_s;	     /* a checkpoint's write */
+	double ckpt_every_s; /* periodic checkpoints, of wall time */
+	double restart_s;    /* ranks up again: start, rendezvous, load */
+	double resize_s;     /* our own overhead per world change */
+	double start_s;	     /* a job allocated to its batch running */
+	double detect_s;     /* a crash to Slurm knowing (SlurmdTimeout) */
+	double requeue_s;    /* native: requeued job eligible again */
+	/* A job submitted again (restart-at-size, a requeue) waits this in
+	 * the queue before it may start: 0 on a cluster of its own. */
+	double queue_wait_s;
+	double target_samples; /* time-to figure; 0: half the oracle's */
+	/* Prices, per node-hour. */
+	double spot_price, ondemand_price;
+};
+void goodsim_defaults(struct goodsim_params *p);
+/* 0, or -1 with err naming the first parameter out of range. */
+int goodsim_check(const struct goodsim_params *p, elastic_error_t *err);
+
+struct goodsim_result {
+	enum goodsim_policy policy;
+	double seconds;			     /* the run: the trace at speed */
+	double samples;			     /* useful: kept at the end */
+	double repeated;		     /* done again after a crash */
+	double goodput;			     /* samples / seconds */
+	double time_to_target_s;	     /* < 0: never */
+	double spot_node_s, ondemand_node_s; /* held by the jobs */
+	double cost;			     /* node-seconds at the prices */
+	unsigned resizes;		     /* world changes, all groups */
+	unsigned preemptions, crashes;	     /* that hit the jobs */
+	uint64_t passes;		     /* reconcile passes made */
+};
+
+/* Samples of the run every period (for the plot): time, available
+ * nodes, nodes training in all groups, cumulative useful samples. */
+struct goodsim_point {
+	double t, available, training, samples;
+};
+typedef void (*goodsim_sample_fn)(void *arg, const struct goodsim_point *pt);
+
+/*
+ * Run policy on trace t (not yet mapped: the simulator maps it onto
+ * spot_nodes).  sample (may be NULL) is called every period_s of
+ * simulated time.  Returns 0 and fills *ret, or -1 with err set (bad
+ * parameters, out of memory, reconcile failing).
+ */
+int goodsim_run(const struct goodsim_params *p, const struct trace *t,
+		enum goodsim_policy policy, goodsim_sample_fn sample, void *arg,
+		double period_s, struct goodsim_result *ret,
+		elastic_error_t *err);
+
+/*
+ * A synthetic trace as text in trace.h's format: nodes nodes, up at 0,
+ * each failing after exponential times of mean mtbf_s and back after
+ * exponential times of mean mttr_s, over hours; and bursts: every
+ * burst_every_s on average (0: none), burst_size random present nodes
+ * removed at once, back after mttr_s.  malloc'd; NULL when out of memory.
+ */
+char *goodsim_synthetic(unsigned nodes, double hours, double mtbf_s,
+			double mttr_s, double burst_every_s,
+			unsigned burst_size, uint64_t seed);
+
+#endif

@@ -1,0 +1,282 @@
+/* Unit tests of the goodput simulator (goodsim.c): the oracle's
+ * arithmetic, each policy on small traces whose outcome is known, the
+ * parameters' checks, the synthetic traces, and the scheduled passes
+ * against a pass at every tick on the real trace. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/trace.h"
+#include "elasticd/goodsim.h"
+
+/* Four spot nodes for an hour; the last line only ends the trace. */
+#define HOUR_MS 3600000
+static const char steady[] = "0,add,a\n0,add,b\n0,add,c\n0,add,d\n"
+			     "3600000,remove,d\n";
+/* The same, node d taken back half-way. */
+static const char half[] = "0,add,a\n0,add,b\n0,add,c\n0,add,d\n"
+			   "1800000,remove,d\n3600000,remove,c\n";
+
+static struct trace *parse(const char *text)
+{
+	elastic_error_t err;
+	struct trace *t = trace_parse(text, "test", &err);
+
+	if (!t)
+		fail_msg("%s", err.text);
+	return t;
+}
+
+/* Four spot nodes, two on-demand (the base), one group of 2..6. */
+static void params(struct goodsim_params *p)
+{
+	goodsim_defaults(p);
+	p->spot_nodes = 4;
+	p->ondemand_nodes = 2;
+	p->min = 2;
+	p->max = 6;
+	p->rate = 10;
+}
+
+static struct goodsim_result run(const struct goodsim_params *p,
+				 const char *text, enum goodsim_policy pol)
+{
+	struct trace *t = parse(text);
+	struct goodsim_result r;
+	elastic_error_t err;
+
+	if (goodsim_run(p, t, pol, NULL, NULL, 0, &r, &err) < 0)
+		fail_msg("%s: %s", goodsim_policy_name(pol), err.text);
+	trace_destroy(t);
+	return r;
+}
+
+static void test_oracle(void **state)
+{
+	struct goodsim_params p;
+	struct goodsim_result r;
+
+	(void)state;
+	params(&p);
+	/* 4 spot + 2 on-demand for 3600 s at 10 a node: 216000 */
+	r = run(&p, steady, GOODSIM_ORACLE);
+	assert_float_equal(r.seconds, 3600, 1e-9);
+	assert_float_equal(r.samples, 216000, 1e-6);
+	assert_float_equal(r.goodput, 60, 1e-9);
+	assert_float_equal(r.spot_node_s, 4 * 3600, 1e-6);
+	assert_float_equal(r.ondemand_node_s, 2 * 3600, 1e-6);
+	/* half of it by 1800 s */
+	assert_float_equal(r.time_to_target_s, 1800, 1e-6);
+	/* node d gone at 1800 s: 6 then 5 nodes */
+	r = run(&p, half, GOODSIM_ORACLE);
+	assert_float_equal(r.samples, (6 + 5) * 1800 * 10, 1e-6);
+	/* at speed 2, the hour lasts 1800 s */
+	p.speed = 2;
+	r = run(&p, half, GOODSIM_ORACLE);
+	assert_float_equal(r.seconds, 1800, 1e-9);
+	assert_float_equal(r.samples, (6 + 5) * 900 * 10, 1e-6);
+	/* the groups' max caps it: spot first, then on-demand */
+	p.speed = 1;
+	p.max = 5;
+	r = run(&p, steady, GOODSIM_ORACLE);
+	assert_float_equal(r.samples, 5 * 3600 * 10, 1e-6);
+	assert_float_equal(r.spot_node_s, 4 * 3600, 1e-6);
+	assert_float_equal(r.ondemand_node_s, 1 * 3600, 1e-6);
+	/* prices: node-hours times their price */
+	assert_float_equal(r.cost, 4 * p.spot_price + p.ondemand_price, 1e-9);
+}
+
+/* Nothing happens: every policy trains on all six nodes, minus its start
+ * and the periodic checkpoints (2 s every 600 s). */
+static void test_steady(void **state)
+{
+	struct goodsim_params p;
+
+	(void)state;
+	params(&p);
+	for (int k = 0; k < GOODSIM_ORACLE; k++) {
+		struct goodsim_result r = run(&p, steady, k);
+
+		assert_true(r.samples <= 216000);
+		if (r.samples < 0.98 * 216000)
+			fail_msg("%s: %.0f samples, below 98%% of 216000",
+				 goodsim_policy_name(k), r.samples);
+		assert_float_equal(r.repeated, 0, 0);
+		assert_int_equal(r.preemptions + r.crashes, 0);
+	}
+	/* elasticd's own decisions: the group formed, then grew to 6 */
+	assert_int_equal(run(&p, steady, GOODSIM_ELASTIC).resizes, 1);
+}
+
+/* Node d is reclaimed half-way: the elastic job goes on at 5, the native
+ * one (-N6) never runs again, restart-at-size starts again at 5. */
+static void test_reclaim(void **state)
+{
+	struct goodsim_params p;
+	struct goodsim_result e, n, r;
+	double ideal = (6 + 5) * 1800 * 10;
+
+	(void)state;
+	params(&p);
+	e = run(&p, half, GOODSIM_ELASTIC);
+	n = run(&p, half, GOODSIM_NATIVE);
+	r = run(&p, half, GOODSIM_RESTART);
+	assert_int_equal(e.preemptions, 1);
+	assert_int_equal(e.crashes, 0);
+	assert_float_equal(e.repeated, 0, 0);
+	if (e.samples < 0.97 * ideal || e.samples > ideal)
+		fail_msg("elastic: %.0f samples, not 97..100%% of %.0f",
+			 e.samples, ideal);
+	if (r.samples < 0.97 * ideal || r.samples > ideal)
+		fail_msg("restart: %.0f samples, not 97..100%% of %.0f",
+			 r.samples, ideal);
+	/* native: the first half only, and the requeued job waits */
+	assert_true(n.samples < 6 * 1800 * 10);
+	assert_true(n.samples > 0.97 * 6 * 1800 * 10);
+	assert_float_equal(n.repeated, 0, 0);
+	assert_true(e.goodput > 1.8 * n.goodput);
+	/* the world changed once more for the reclaim */
+	assert_int_equal(e.resizes, 2);
+}
+
+/* Node d crashes half-way: the work since the last checkpoint is done
+ * again, never more than a checkpoint period of it. */
+static void test_crash(void **state)
+{
+	struct goodsim_params p;
+	double period_work, crashed;
+
+	(void)state;
+	params(&p);
+	p.reclaim_ratio = 0;
+	period_work = 6 * 10 * p.ckpt_every_s;
+	for (int k = 0; k < GOODSIM_ORACLE; k++) {
+		struct goodsim_result r = run(&p, half, k);
+
+		assert_int_equal(r.crashes, 1);
+		assert_int_equal(r.preemptions, 0);
+		if (!(r.repeated > 0 && r.repeated <= period_work))
+			fail_msg("%s: %.0f repeated, not in (0, %.0f]",
+				 goodsim_policy_name(k), r.repeated,
+				 period_work);
+	}
+	/* a crash costs the elastic job more than a reclaim */
+	crashed = run(&p, half, GOODSIM_ELASTIC).samples;
+	p.reclaim_ratio = 1;
+	assert_true(crashed < run(&p, half, GOODSIM_ELASTIC).samples);
+}
+
+static void test_check(void **state)
+{
+	struct goodsim_params p;
+	elastic_error_t err;
+
+	(void)state;
+	params(&p);
+	assert_int_equal(goodsim_check(&p, &err), 0);
+	p.min = 7;
+	assert_int_equal(goodsim_check(&p, &err), -1);
+	assert_non_null(strstr(err.text, "min/max/step"));
+	params(&p);
+	p.reclaim_ratio = 1.5;
+	assert_int_equal(goodsim_check(&p, &err), -1);
+	assert_non_null(strstr(err.text, "reclaim ratio"));
+	params(&p);
+	p.rate = NAN;
+	assert_int_equal(goodsim_check(&p, &err), -1);
+	assert_non_null(strstr(err.text, "rate"));
+	params(&p);
+	p.groups = 0;
+	assert_int_equal(goodsim_check(&p, &err), -1);
+	assert_non_null(strstr(err.text, "groups"));
+	params(&p);
+	p.speed = 0;
+	assert_int_equal(goodsim_check(&p, &err), -1);
+	assert_non_null(strstr(err.text, "speed"));
+}
+
+static void test_synthetic(void **state)
+{
+	char *a = goodsim_synthetic(200, 48, 3600, 1200, 0, 0, 7);
+	char *b = goodsim_synthetic(200, 48, 3600, 1200, 0, 0, 7);
+	char *c = goodsim_synthetic(200, 48, 3600, 1200, 0, 0, 8);
+	char *d = goodsim_synthetic(50, 2, 600, 60, 300, 10, 1);
+	struct trace *t;
+	double mean;
+
+	(void)state;
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_non_null(c);
+	assert_non_null(d);
+	assert_string_equal(a, b); /* the seed decides */
+	assert_true(strcmp(a, c) != 0);
+	t = parse(a);
+	assert_int_equal(trace_node_count(t), 200);
+	assert_int_equal(trace_duration_ms(t), 48ULL * HOUR_MS);
+	/* up 60 min, down 20 on average: 3/4 of the nodes */
+	mean = trace_available_mean(t);
+	if (fabs(mean - 150) > 6)
+		fail_msg("mean availability %.1f, not 150 +- 6", mean);
+	trace_destroy(t);
+	t = parse(d); /* bursts: still a valid trace */
+	assert_int_equal(trace_duration_ms(t), 2ULL * HOUR_MS);
+	trace_destroy(t);
+	assert_null(goodsim_synthetic(0, 1, 1, 1, 0, 0, 1));
+	assert_null(goodsim_synthetic(1, 0, 1, 1, 0, 0, 1));
+	free(a);
+	free(b);
+	free(c);
+	free(d);
+}
+
+/* The real trace: the scheduled passes decide as a pass at every tick
+ * does, with far fewer passes. */
+static void test_passes(void **state)
+{
+	struct goodsim_params p;
+	elastic_error_t err;
+	struct trace *t = trace_load(TRACES_DIR "/aws-p3-spot.csv", &err);
+	struct goodsim_result fast, exact;
+
+	(void)state;
+	if (!t)
+		fail_msg("%s", err.text);
+	goodsim_defaults(&p);
+	p.spot_nodes = 32;
+	p.max = 34;
+	p.reclaim_ratio = 0.7;
+	assert_int_equal(
+	    goodsim_run(&p, t, GOODSIM_ELASTIC, NULL, NULL, 0, &fast, &err), 0);
+	p.exact_passes = true;
+	assert_int_equal(
+	    goodsim_run(&p, t, GOODSIM_ELASTIC, NULL, NULL, 0, &exact, &err),
+	    0);
+	trace_destroy(t);
+	if (fabs(fast.goodput - exact.goodput) > 0.005 * exact.goodput)
+		fail_msg("goodput %.1f with scheduled passes, %.1f exact",
+			 fast.goodput, exact.goodput);
+	assert_true(fast.passes * 4 < exact.passes);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_oracle),
+		cmocka_unit_test(test_steady),
+		cmocka_unit_test(test_reclaim),
+		cmocka_unit_test(test_crash),
+		cmocka_unit_test(test_check),
+		cmocka_unit_test(test_synthetic),
+		cmocka_unit_test(test_passes),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
