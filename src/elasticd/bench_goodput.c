@@ -27,7 +27,7 @@ static const char usage[] =
     "         [--ondemand-fallback never|below-min|always] [--rate R]\n"
     "         [--ckpt S] [--ckpt-every S] [--restart S] [--resize S]\n"
     "         [--start S] [--detect S] [--requeue S] [--queue-wait S]\n"
-    "         [--tick MS] [--exact-passes]\n"
+    "         [--tick MS] [--exact-passes] [--schedule]\n"
     "         [--target SAMPLES] [--spot-price P] [--ondemand-price P]\n"
     "         [--policies LIST] [--plot PREFIX] [--period S]\n";
 
@@ -114,6 +114,15 @@ static char *synthetic(const char *spec, uint64_t seed, char *name, size_t len)
 				 v[4] * 60, (unsigned)v[5], seed);
 }
 
+static void print_fault(void *arg, uint64_t ms, unsigned node,
+			enum goodsim_fault what)
+{
+	static const char *const name[] = { "add", "reclaim", "crash" };
+
+	(void)arg;
+	printf("%" PRIu64 " %s %u\n", ms, name[what], node + 1);
+}
+
 static int write_plot(const char *prefix, const char *title, struct series *ser,
 		      const bool *run)
 {
@@ -183,29 +192,46 @@ static int write_plot(const char *prefix, const char *title, struct series *ser,
 
 int main(int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{ "trace", 1, 0, 't' },	    { "synthetic", 1, 0, 'y' },
-		{ "nodes", 1, 0, 'n' },	    { "ondemand", 1, 0, 'o' },
-		{ "groups", 1, 0, 'g' },    { "min", 1, 0, 1 },
-		{ "max", 1, 0, 2 },	    { "step", 1, 0, 3 },
-		{ "speed", 1, 0, 4 },	    { "reclaim-ratio", 1, 0, 5 },
-		{ "seed", 1, 0, 6 },	    { "grace", 1, 0, 7 },
-		{ "scale-delay", 1, 0, 8 }, { "fault-timeout", 1, 0, 9 },
-		{ "rate", 1, 0, 10 },	    { "ckpt", 1, 0, 11 },
-		{ "ckpt-every", 1, 0, 12 }, { "restart", 1, 0, 13 },
-		{ "resize", 1, 0, 14 },	    { "start", 1, 0, 15 },
-		{ "detect", 1, 0, 16 },	    { "requeue", 1, 0, 17 },
-		{ "tick", 1, 0, 18 },	    { "target", 1, 0, 19 },
-		{ "spot-price", 1, 0, 20 }, { "ondemand-price", 1, 0, 21 },
-		{ "policies", 1, 0, 22 },   { "plot", 1, 0, 23 },
-		{ "period", 1, 0, 24 },	    { "ondemand-fallback", 1, 0, 25 },
-		{ "queue-wait", 1, 0, 26 }, { "exact-passes", 0, 0, 27 },
-		{ "help", 0, 0, 'h' },	    { 0, 0, 0, 0 }
-	};
+	static const struct option lo[] = { { "trace", 1, 0, 't' },
+					    { "synthetic", 1, 0, 'y' },
+					    { "nodes", 1, 0, 'n' },
+					    { "ondemand", 1, 0, 'o' },
+					    { "groups", 1, 0, 'g' },
+					    { "min", 1, 0, 1 },
+					    { "max", 1, 0, 2 },
+					    { "step", 1, 0, 3 },
+					    { "speed", 1, 0, 4 },
+					    { "reclaim-ratio", 1, 0, 5 },
+					    { "seed", 1, 0, 6 },
+					    { "grace", 1, 0, 7 },
+					    { "scale-delay", 1, 0, 8 },
+					    { "fault-timeout", 1, 0, 9 },
+					    { "rate", 1, 0, 10 },
+					    { "ckpt", 1, 0, 11 },
+					    { "ckpt-every", 1, 0, 12 },
+					    { "restart", 1, 0, 13 },
+					    { "resize", 1, 0, 14 },
+					    { "start", 1, 0, 15 },
+					    { "detect", 1, 0, 16 },
+					    { "requeue", 1, 0, 17 },
+					    { "tick", 1, 0, 18 },
+					    { "target", 1, 0, 19 },
+					    { "spot-price", 1, 0, 20 },
+					    { "ondemand-price", 1, 0, 21 },
+					    { "policies", 1, 0, 22 },
+					    { "plot", 1, 0, 23 },
+					    { "period", 1, 0, 24 },
+					    { "ondemand-fallback", 1, 0, 25 },
+					    { "queue-wait", 1, 0, 26 },
+					    { "exact-passes", 0, 0, 27 },
+					    { "schedule", 0, 0, 28 },
+					    { "help", 0, 0, 'h' },
+					    { 0, 0, 0, 0 } };
 	struct goodsim_params p;
 	const char *trace_path = NULL, *synth = NULL, *plot = NULL;
 	bool run[GOODSIM_NPOLICIES] = { true, true, true, true };
 	bool nodes_given = false, od_given = false, max_given = false;
+	bool schedule = false;
 	struct series ser[GOODSIM_NPOLICIES] = { 0 };
 	struct goodsim_result res[GOODSIM_NPOLICIES];
 	double period = 0, d;
@@ -266,6 +292,9 @@ int main(int argc, char **argv)
 			continue;
 		case 27:
 			p.exact_passes = true;
+			continue;
+		case 28:
+			schedule = true;
 			continue;
 		case 'h':
 			fputs(usage, stdout);
@@ -391,6 +420,17 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench_goodput: %s\n", err.text);
 		trace_destroy(t);
 		return 2;
+	}
+	if (schedule) {
+		/* For a replay: "MS add|reclaim|crash NODE", nodes from 1,
+		 * after a line "# duration MS" */
+		printf("# duration %" PRIu64 "\n",
+		       trace_at_speed_ms(trace_duration_ms(t), p.speed));
+		c = goodsim_schedule(&p, t, print_fault, NULL, &err);
+		if (c < 0)
+			fprintf(stderr, "bench_goodput: %s\n", err.text);
+		trace_destroy(t);
+		return c < 0 ? 1 : 0;
 	}
 	if (plot && !period)
 		period = (double)trace_duration_ms(t) / p.speed / 1000 / 2000;

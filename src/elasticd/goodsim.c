@@ -339,8 +339,8 @@ static int32_t job_new(struct sim *s, uint32_t group, enum job_role role,
 		s->timed = tv;
 		s->capjob = cap;
 	}
-	if (push_index(&s->queue, &s->nqueue, &s->capqueue,
-		       (int32_t)s->njob) < 0)
+	if (push_index(&s->queue, &s->nqueue, &s->capqueue, (int32_t)s->njob) <
+	    0)
 		return -1;
 	j = &s->job[s->njob];
 	memset(j, 0, sizeof(*j));
@@ -1106,6 +1106,33 @@ out:
 	}
 	sim_free(&s);
 	return rc;
+}
+
+int goodsim_schedule(const struct goodsim_params *p, const struct trace *t,
+		     goodsim_fault_fn fn, void *arg, elastic_error_t *err)
+{
+	struct trace *m;
+	uint64_t rng = p->seed, end;
+
+	if (goodsim_check(p, err) < 0)
+		return -1;
+	m = trace_map(t, p->spot_nodes, err);
+	if (!m)
+		return -1;
+	end = trace_at_speed_ms(trace_duration_ms(m), p->speed);
+	for (size_t i = 0; i < trace_event_count(m); i++) {
+		const struct trace_event *e = trace_event(m, i);
+		uint64_t at = trace_at_speed_ms(e->ms, p->speed);
+
+		if (at >= end)
+			break;
+		fn(arg, at, e->node,
+		   e->add			       ? GOODSIM_ADD
+		   : uniform(&rng) >= p->reclaim_ratio ? GOODSIM_CRASH
+						       : GOODSIM_RECLAIM);
+	}
+	trace_destroy(m);
+	return 0;
 }
 
 /* ---------------------------------------------------------- synthetic */

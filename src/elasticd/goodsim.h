@@ -122,6 +122,19 @@ int goodsim_run(const struct goodsim_params *p, const struct trace *t,
 		elastic_error_t *err);
 
 /*
+ * The faults a run applies, for a replay of the same run on a cluster:
+ * each event of t mapped onto spot_nodes (node 0..spot_nodes-1), at its
+ * time at speed, a remove drawn a reclaim or a crash as goodsim_run()
+ * draws it (the same seed, the same draws).  Events at the trace's end
+ * are left out, as the run leaves them.  0, or -1 with err set.
+ */
+enum goodsim_fault { GOODSIM_ADD, GOODSIM_RECLAIM, GOODSIM_CRASH };
+typedef void (*goodsim_fault_fn)(void *arg, uint64_t ms, unsigned node,
+				 enum goodsim_fault what);
+int goodsim_schedule(const struct goodsim_params *p, const struct trace *t,
+		     goodsim_fault_fn fn, void *arg, elastic_error_t *err);
+
+/*
  * A synthetic trace as text in trace.h's format: nodes nodes, up at 0,
  * each failing after exponential times of mean mtbf_s and back after
  * exponential times of mean mttr_s, over hours; and bursts: every

@@ -100,7 +100,11 @@ static void usage(FILE *f)
 		"(default: none)\n"
 		"  --log-every=K         rank 0 prints the loss every K steps "
 		"(10)\n"
-		"  --step-sleep=SEC      simulated compute per step (0)\n");
+		"  --step-sleep=SEC      simulated compute per step (0)\n"
+		"  --sample-sleep=SEC    simulated compute per sample of the "
+		"rank's share\n"
+		"                        of each step (0): a larger world "
+		"trains faster\n");
 }
 
 static long opt_long(const char *name, const char *v, long min, long max)
@@ -190,6 +194,7 @@ static void parse_args(int argc, char **argv, struct config *c)
 		O_SAMPLE_LOG_DIR,
 		O_LOG_EVERY,
 		O_STEP_SLEEP,
+		O_SAMPLE_SLEEP,
 	};
 	static const struct option longopts[] = {
 		{ "samples", required_argument, NULL, O_SAMPLES },
@@ -207,6 +212,7 @@ static void parse_args(int argc, char **argv, struct config *c)
 		{ "log-dir", required_argument, NULL, O_SAMPLE_LOG_DIR },
 		{ "log-every", required_argument, NULL, O_LOG_EVERY },
 		{ "step-sleep", required_argument, NULL, O_STEP_SLEEP },
+		{ "sample-sleep", required_argument, NULL, O_SAMPLE_SLEEP },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -258,6 +264,10 @@ static void parse_args(int argc, char **argv, struct config *c)
 		case O_STEP_SLEEP:
 			c->step_sleep =
 			    opt_double("step-sleep", optarg, 0, 3600);
+			break;
+		case O_SAMPLE_SLEEP:
+			c->sample_sleep =
+			    opt_double("sample-sleep", optarg, 0, 60);
 			break;
 		case 'h':
 			if (my_rank == 0)
@@ -475,6 +485,8 @@ int main(int argc, char **argv)
 				 n, grad);
 		if (c.step_sleep > 0)
 			sleep_s(c.step_sleep);
+		if (c.sample_sleep > 0)
+			sleep_s(c.sample_sleep * (double)(hi - lo));
 
 		st.step++;
 		st.consumed += n;

@@ -28,6 +28,7 @@ struct config {
 	const char *sample_log_dir;
 	long log_every;
 	double step_sleep;
+	double sample_sleep; /* per sample of the rank's share */
 };
 
 /* The training state: what a checkpoint holds and rank 0 broadcasts. */
