@@ -486,7 +486,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	printf("\n%-16s %12s %9s %12s %10s %10s %12s %10s %12s %8s\n", "policy",
-	       "samples/s", "% oracle", "to target h", "spot n-h", "od n-h",
+	       "samples/s", "% oracle", "to target s", "spot n-h", "od n-h",
 	       "repeated", "cost $", "$/M samples", "resizes");
 	for (int k = 0; k < GOODSIM_NPOLICIES; k++) {
 		const struct goodsim_result *r = &res[k];
@@ -497,9 +497,9 @@ int main(int argc, char **argv)
 		if (r->time_to_target_s < 0)
 			snprintf(ttt, sizeof(ttt), "never");
 		else
-			snprintf(ttt, sizeof(ttt), "%.2f",
-				 r->time_to_target_s / 3600);
-		printf("%-16s %12.1f %9.1f %12s %10.1f %10.1f %12.0f %10.2f "
+			snprintf(ttt, sizeof(ttt), "%.0f",
+				 r->time_to_target_s);
+		printf("%-16s %12.1f %9.1f %12s %10.2f %10.2f %12.0f %10.2f "
 		       "%12.2f %8u\n",
 		       goodsim_policy_name(k), r->goodput,
 		       res[GOODSIM_ORACLE].goodput > 0

@@ -57,7 +57,7 @@ def main():
         write(n + "/sacct", "10|native|n[1-3,17]|30|PREEMPTED|\n")
         stub = out + "/bench_goodput"
         write(stub, "#!/bin/sh\n"
-                    "echo \"$*\" >%s/sim.args\n"
+                    "echo \"$*\" >>%s/sim.args\n"
                     "echo 'slurm-elastic 300.0 83.3 1 2 3'\n"
                     "echo 'native-requeue 90.0 25.0 1 2 3'\n"
                     "echo 'oracle 360.0 100.0 1 2 3'\n" % out, 0o755)
@@ -81,8 +81,13 @@ def main():
     el, na = rows.get("slurm-elastic", []), rows.get("native-requeue", [])
     check("the client's rate: 100 samples/s per node",
           "100.0 samples/s per node" in text)
-    check("the relaunch gap: 6 s, passed to the simulator as --restart",
-          "6.0 s from the last step" in text and "--restart 6.00" in args)
+    check("the relaunch gap: 6 s, passed to the simulator as --restart "
+          "(native, which never relaunched, gets the runs' median)",
+          "slurm-elastic 6.0 s (1), native-requeue 6.0 s (0)" in text and
+          args.count("--restart 6.00") == 2)
+    check("the simulator runs each policy with the oracle",
+          "--policies slurm-elastic,oracle" in args and
+          "--policies native-requeue,oracle" in args)
     check("the simulator gets the measured rate and the run's arguments",
           "--rate 100.000" in args and "--trace T --speed 60" in args)
     check("elastic: 280 samples/s (28000 in 100 s), 77.8% of the oracle",

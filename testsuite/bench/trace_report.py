@@ -138,7 +138,7 @@ def main():
     ap.add_argument("policies", nargs="+")
     a = ap.parse_args()
 
-    runs, rates, gaps = {}, [], []
+    runs, rates, gaps = {}, [], {}
     for p in a.policies:
         d = "%s/%s" % (a.out, p)
         try:
@@ -150,8 +150,7 @@ def main():
         duration = t1 - t0
         pos, repeated, r = run_figures(rows, duration)
         rates += r
-        if p == "slurm-elastic":
-            gaps += relaunch_gaps(rows)
+        gaps[p] = relaunch_gaps(rows)
         runs[p] = (rows, duration, pos, repeated,
                    node_seconds(d + "/sacct", a.nodes))
     if not runs or not rates:
@@ -159,23 +158,31 @@ def main():
     rate = statistics.median(rates)
     duration = max(v[1] for v in runs.values())
     # The simulator's costs: a new world's first step comes `gap` after
-    # the old world's last (checkpoint, our resize, the relaunch), as
-    # measured on the elastic run.
-    gap = statistics.median(gaps) if gaps else 8.0
-    sim_args = a.sim_args.split() + [
-        "--rate", "%.3f" % rate, "--ckpt", "0", "--resize", "0",
-        "--restart", "%.2f" % gap]
-    sim, sim_text = sim_table(a.goodput, sim_args)
+    # the old world's last (checkpoint, resize, a new job's start,
+    # relaunch: all in --restart), as measured on each policy's run (on
+    # all of them for a run that never relaunched).
+    every = [g for v in gaps.values() for g in v]
+    gap_all = statistics.median(every) if every else 8.0
+    sim, texts, gap_of = {}, [], {}
+    for p in runs:
+        gap_of[p] = statistics.median(gaps[p]) if gaps[p] else gap_all
+        table, text = sim_table(a.goodput, a.sim_args.split() + [
+            "--rate", "%.3f" % rate, "--ckpt", "0", "--resize", "0",
+            "--start", "0",
+            "--restart", "%.2f" % gap_of[p], "--policies", p + ",oracle"])
+        sim[p] = table.get(p, (0, 0))
+        sim["oracle"] = table.get("oracle", (0, 0))
+        texts.append(text)
     with open(a.out + "/sim.txt", "w") as f:
-        f.write(sim_text)
+        f.write("\n".join(texts))
     oracle = sim.get("oracle", (0, 0))[0]
     target = oracle * duration / 2
     print("bench-trace: the client: %.1f samples/s per node (median of %d "
-          "steady seconds); a world change: %.1f s from the last step to "
-          "the next (median of %d); the oracle %.1f samples/s; the "
-          "simulator with those costs: %s" % (rate, len(rates), gap,
-                                              len(gaps), oracle,
-                                              a.out + "/sim.txt"))
+          "steady seconds); a world change, from the last step to the "
+          "next: %s; the oracle %.1f samples/s; the simulator with those "
+          "costs: %s" % (rate, len(rates), ", ".join(
+              "%s %.1f s (%d)" % (p, gap_of[p], len(gaps[p])) for p in runs),
+              oracle, a.out + "/sim.txt"))
     hdr = ("policy", "samples/s", "% oracle", "to target s", "spot n-h",
            "od n-h", "repeated", "cost $", "sim samples/s", "sim - replay")
     print("%-16s %10s %9s %12s %9s %8s %10s %8s %14s %13s" % hdr)
