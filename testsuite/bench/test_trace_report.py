@@ -68,6 +68,8 @@ def main():
              "slurm-elastic", "native-requeue"],
             capture_output=True, text=True)
         text = r.stdout
+        dat = open(out + "/replay.dat").read() if os.path.exists(
+            out + "/replay.dat") else ""
         args = open(out + "/sim.args").read() if os.path.exists(
             out + "/sim.args") else ""
 
@@ -102,6 +104,9 @@ def main():
           na[1:2] == ["80.0"] and na[6:7] == ["4000"] and na[3:4] == ["never"])
     check("native: n[1-3,17]: 3 spot nodes and 1 on-demand for 30 s",
           na[4:6] == ["0.03", "0.01"])
+    check("the plot's data: each run's nodes, world and samples a second",
+          dat.count("# slurm-elastic: seconds nodes world samples") == 1 and
+          "\n55.0 18 4 10000\n" in dat and "\n100.0 18 4 8000\n" in dat)
     check("the oracle's line", rows.get("oracle", [])[1:3] == ["360.0", "100.0"])
     if fails:
         print(text, r.stderr, sep="\n")

@@ -11,6 +11,7 @@ node over the seconds the world did not change and the training moved.
 """
 import argparse
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -126,6 +127,38 @@ def sim_table(goodput, args):
     return table, out.stdout
 
 
+def write_plot(out, runs, minn):
+    """OUT/replay.dat and .gp, and OUT/replay.png when gnuplot is there:
+    the nodes there are, each policy's world and its samples over time."""
+    with open(out + "/replay.dat", "w") as f:
+        for p, v in runs.items():
+            f.write("# %s: seconds nodes world samples\n" % p)
+            for t, a, c, w in v[0]:
+                f.write("%.1f %d %s %s\n" % (t, a + minn, w or 0,
+                                             "NaN" if c is None else c))
+            f.write("\n\n")
+    with open(out + "/replay.gp", "w") as f:
+        f.write("set terminal pngcairo size 1200,900\n"
+                "set output '%s/replay.png'\n"
+                "set multiplot layout 2,1 title 'bench-trace: the replay'\n"
+                "set xlabel 'seconds'\nset ylabel 'nodes'\n"
+                "set key outside\n"
+                "plot '%s/replay.dat' index 0 using 1:2 with steps lw 2 "
+                "title 'there'" % (out, out))
+        for k, p in enumerate(runs):
+            f.write(", '' index %d using 1:3 with steps title '%s'" % (k, p))
+        f.write("\nset ylabel 'samples'\nplot ")
+        f.write(", ".join("'%s/replay.dat' index %d using 1:4 with lines "
+                          "lw 2 title '%s'" % (out, k, p)
+                          for k, p in enumerate(runs)))
+        f.write("\nunset multiplot\n")
+    if shutil.which("gnuplot") and subprocess.run(
+            ["gnuplot", out + "/replay.gp"],
+            capture_output=True).returncode == 0:
+        return out + "/replay.png"
+    return out + "/replay.dat (no gnuplot: no PNG)"
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
@@ -197,6 +230,7 @@ def main():
                  "never" if ttt is None else "%.0f" % ttt,
                  spot / 3600, od / 3600, rep, cost, s, diff))
     print("%-16s %10.1f %9.1f" % ("oracle", oracle, 100.0))
+    print("bench-trace: plot: " + write_plot(a.out, runs, a.minn))
 
 
 if __name__ == "__main__":
