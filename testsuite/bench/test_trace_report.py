@@ -46,7 +46,10 @@ def main():
     with tempfile.TemporaryDirectory() as out:
         e, n = out + "/slurm-elastic", out + "/native-requeue"
         write(e + "/series", series(
-            [(t, 16, elastic_pos(t), 2 if t < 55 else 4) for t in range(101)]))
+            [(t, 16, elastic_pos(t), 2 if t < 55 else 4) for t in range(101)])
+              # a line whose count of nodes was read while being written
+              + "%.3f  step 999 epoch 0 samples 1 loss 0.5 world 4\n"
+              % (T0 + 200))
         write(e + "/window", "%.3f %.3f\n" % (T0, T0 + 100))
         write(e + "/sacct", "7|elastic|n[17-18]|100|COMPLETED|elastic:v1\n"
                             "8|unit|n[1-2]|45|CANCELLED|elastic-unit:v1\n"

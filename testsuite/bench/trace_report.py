@@ -35,16 +35,22 @@ def hostnames(nodelist):
 
 
 def read_series(path, t0):
-    """[(seconds since t0, spot nodes, samples or None, world or None)]"""
-    rows = []
+    """[(seconds since t0, spot nodes, samples or None, world or None)]; a
+    line whose count of nodes is missing keeps the one before."""
+    rows, nodes = [], 0
     with open(path) as f:
         for line in f:
-            parts = line.split(None, 2)
-            if len(parts) < 2:
+            parts = line.split(None, 1)
+            try:
+                t = float(parts[0]) - t0
+            except (IndexError, ValueError):
                 continue
-            m = STEP.search(parts[2]) if len(parts) > 2 else None
-            rows.append((float(parts[0]) - t0, int(parts[1]),
-                         int(m.group(2)) if m else None,
+            rest = parts[1] if len(parts) > 1 else ""
+            m = re.match(r"(\d+)\s*(.*)", rest)
+            if m:
+                nodes, rest = int(m.group(1)), m.group(2)
+            m = STEP.search(rest)
+            rows.append((t, nodes, int(m.group(2)) if m else None,
                          int(m.group(3)) if m else None))
     return rows
 
