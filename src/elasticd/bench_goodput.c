@@ -497,8 +497,7 @@ int main(int argc, char **argv)
 		if (r->time_to_target_s < 0)
 			snprintf(ttt, sizeof(ttt), "never");
 		else
-			snprintf(ttt, sizeof(ttt), "%.0f",
-				 r->time_to_target_s);
+			snprintf(ttt, sizeof(ttt), "%.0f", r->time_to_target_s);
 		printf("%-16s %12.1f %9.1f %12s %10.2f %10.2f %12.0f %10.2f "
 		       "%12.2f %8u\n",
 		       goodsim_policy_name(k), r->goodput,

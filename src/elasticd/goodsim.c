@@ -3,8 +3,8 @@
  * trace, the groups' training, and the policies.  elasticd's decisions
  * are its own code: one reconcile instance per group (a pass treats
  * groups one by one, so a group's decisions depend on its jobs alone),
- * each passed at every tick while something of its group moves and
- * every IDLE_PASS_MS otherwise.
+ * each passed when something of its group moved, when its timers can
+ * run out (wake()), and every IDLE_PASS_MS besides.
  */
 #include "config.h"
 
