@@ -473,7 +473,6 @@ int main(int argc, char **argv)
 			trace_destroy(t);
 			return 1;
 		}
-		res[k].time_to_target_s = res[k].time_to_target_s;
 		printf("  %s: simulated in %.2f s (%" PRIu64
 		       " reconcile passes)\n",
 		       goodsim_policy_name(k), now_s() - t0, res[k].passes);
