@@ -196,6 +196,10 @@ static void run_usage(FILE *f)
 	    "ElasticdServer)\n"
 	    "  -M, --munge-socket=PATH munged's socket (default: "
 	    "ElasticdMungeSocket)\n"
+	    "  -I, --in-place=auto|no  resize ranks that use the in-place "
+	    "API\n"
+	    "                          without restarting them (default "
+	    "auto)\n"
 	    "  -v, --verbose           log debug messages too (each new "
 	    "world)\n"
 	    "\n"
@@ -224,7 +228,7 @@ static int get_uint_opt(const char *name, const char *v, unsigned long min,
 }
 /* What the command line names beside the config. */
 struct cmdline {
-	const char *ed_server, *ed_munge, *launcher;
+	const char *ed_server, *ed_munge, *launcher, *in_place;
 };
 
 /* The options: -1 to go on, else the exit status. */
@@ -237,6 +241,7 @@ static int parse_options(int argc, char **argv, struct config *c,
 		{ "elasticd", required_argument, NULL, 'E' },
 		{ "launcher", required_argument, NULL, 'L' },
 		{ "munge-socket", required_argument, NULL, 'M' },
+		{ "in-place", required_argument, NULL, 'I' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -248,7 +253,7 @@ static int parse_options(int argc, char **argv, struct config *c,
 	memset(cl, 0, sizeof(*cl));
 	c->nproc_per_node = 1;
 	c->max_restarts = 3;
-	while ((ch = getopt_long(argc, argv, "+n:r:E:L:M:vh", longopts,
+	while ((ch = getopt_long(argc, argv, "+n:r:E:L:M:I:vh", longopts,
 				 NULL)) != -1) {
 		switch (ch) {
 		case 'n':
@@ -269,6 +274,9 @@ static int parse_options(int argc, char **argv, struct config *c,
 			break;
 		case 'M':
 			cl->ed_munge = optarg;
+			break;
+		case 'I':
+			cl->in_place = optarg;
 			break;
 		case 'v':
 			elog_set_level(ELOG_DEBUG);
@@ -387,6 +395,26 @@ static int job_setup(struct config *c, struct source *src,
 			  c->job_id, DEFAULT_GRACE);
 		c->sig = SIGURG;
 		c->grace = DEFAULT_GRACE;
+	}
+	return 0;
+}
+
+/* --in-place=auto|no (ELASTIC_RUN_IN_PLACE): the world channel, for
+ * ranks that use the in-place API (srun launches only): 0 or 2. */
+static int in_place_setup(struct config *c, const struct cmdline *cl)
+{
+	const char *v =
+	    cl->in_place ? cl->in_place : getenv("ELASTIC_RUN_IN_PLACE");
+
+	if (!v || !*v || !strcmp(v, "auto")) {
+		if (!c->mpirun)
+			c->ip = inplace_open();
+		return 0;
+	}
+	if (strcmp(v, "no") != 0) {
+		elog_error("--in-place=%s: not a choice (allowed: auto, no)",
+			   v);
+		return 2;
 	}
 	return 0;
 }
@@ -534,14 +562,23 @@ static int round_once(struct rounds *x)
 	member_list(&x->ms, detail, sizeof(detail));
 	timeline(x->restart ? "relaunch" : "launch", x->restart, x->ms.nnodes,
 		 "members=%zu nproc_per_node=%u master=%s:%u "
-		 "generation=%llu source=%s jobs=%s",
+		 "generation=%llu source=%s jobs=%s path=restart",
 		 x->ms.n, c->nproc_per_node, x->ms.master_addr, c->port,
 		 (unsigned long long)x->ms.generation,
 		 x->src->ed_mode ? "elasticd" : "allocation", detail);
 	if (launch(c, &x->ms, x->restart, x->prev_nnodes, &x->l) < 0)
 		return 1;
 
-	watch_launch(c, x->src, &x->ms, &x->l, x->sen, x->restart, &w);
+	for (;;) {
+		watch_launch(c, x->src, &x->ms, &x->l, x->sen, x->restart, &w);
+		if (!w.cause || w.stopping || !inplace_capable(c, &x->ms))
+			break;
+		if (!inplace_resize(c, x->src, &x->ms, &x->l, x->restart, &w))
+			break;
+	}
+	/* Ranks on the world channel heed its word, not the signal. */
+	if (w.stopping && inplace_capable(c, &x->ms))
+		inplace_abandon(c, true);
 	if (w.cause)
 		end_launch(c, x->src, &x->l, &x->ms, x->restart, &w);
 	else
@@ -581,6 +618,8 @@ int main(int argc, char **argv)
 		return rc;
 	if ((rc = job_config(&c, cl.launcher)) ||
 	    (rc = job_setup(&c, &src, &cl)))
+		return rc;
+	if ((rc = in_place_setup(&c, &cl)))
 		return rc;
 	start_watching(&c, &sen);
 	x.c = &c;

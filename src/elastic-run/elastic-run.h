@@ -109,6 +109,8 @@ struct config {
 	 * "ssh" (5, PRRTE), from mpirun --version. */
 	char plm_agent[32], plm_no_tree[32];
 	const char *plm;
+	/* The in-place resizes' world channel, NULL when off. */
+	struct inplace *ip;
 };
 
 /* The job's current allocation and elastic options, in one RPC. */
@@ -250,5 +252,23 @@ void end_launch(const struct config *c, struct source *src, struct launch *l,
 		const struct members *ms, unsigned restart, struct watch *w);
 void observe(const struct config *c, struct source *src, struct members *ms,
 	     const struct launch *l, struct watch *w, struct launch_obs *o);
+
+void node_addr(const char *node, char *out, size_t len);
+void report_up(const struct config *c, struct source *src,
+	       const struct members *ms);
+int launch_members(const struct config *c, const struct members *jm,
+		   const struct members *world, unsigned restart,
+		   struct launch *l);
+/* inplace.c: in-place resizes. */
+struct inplace *inplace_open(void);
+void inplace_env(const struct config *c, uint64_t world);
+uint64_t inplace_next_world(const struct config *c);
+void inplace_serve(const struct config *c, int fd, unsigned ms);
+bool inplace_capable(const struct config *c, const struct members *ms);
+void inplace_abandon(const struct config *c, bool stop);
+void inplace_reap(void);
+bool inplace_resize(const struct config *c, struct source *src,
+		    struct members *ms, struct launch *l, unsigned restart,
+		    struct watch *w);
 
 #endif

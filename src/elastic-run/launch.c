@@ -361,6 +361,51 @@ static void clear_stale(const struct config *c, struct launch *l,
 		 "killed=%zu ghosts=%zu overlap=%s", killed, left,
 		 l->overlap ? "yes" : "no");
 }
+/*
+ * Start the ranks of world's members that jm names (an in-place resize's
+ * joiners: ELASTIC_INPLACE_WORLD=0) into l, at their places in world.
+ */
+int launch_members(const struct config *c, const struct members *jm,
+		   const struct members *world, unsigned restart,
+		   struct launch *l)
+{
+	unsigned rank_off, node_off;
+	size_t i, k;
+
+	memset(l, 0, sizeof(*l));
+	inplace_env(c, 0);
+	fflush(NULL);
+	for (i = 0; i < jm->n; i++) {
+		pid_t pid;
+
+		rank_off = node_off = 0;
+		for (k = 0;
+		     k < world->n && world->m[k].job_id != jm->m[i].job_id;
+		     k++) {
+			rank_off += world->m[k].nnodes * c->nproc_per_node;
+			node_off += world->m[k].nnodes;
+		}
+		if (k == world->n)
+			return -1;
+		l->job[i] = jm->m[i].job_id;
+		l->first_step[i] = next_step_id(jm->m[i].job_id);
+		pid = fork();
+		if (pid < 0) {
+			elog_error("fork: %s", strerror(errno));
+			return -1;
+		}
+		if (pid == 0) {
+			child_setup();
+			exec_member(c, world, k, rank_off, node_off, restart,
+				    world->nnodes, false);
+		}
+		l->pid[i] = pid;
+		l->n++;
+		l->running++;
+	}
+	l->njobs = l->n;
+	return 0;
+}
 int launch(const struct config *c, const struct members *ms, unsigned restart,
 	   unsigned prev_nnodes, struct launch *l)
 {
@@ -368,6 +413,8 @@ int launch(const struct config *c, const struct members *ms, unsigned restart,
 	size_t i;
 
 	memset(l, 0, sizeof(*l));
+	if (!c->mpirun)
+		inplace_env(c, inplace_next_world(c));
 	for (i = 0; i < ms->n; i++) {
 		l->job[i] = ms->m[i].job_id;
 		l->first_step[i] = next_step_id(ms->m[i].job_id);

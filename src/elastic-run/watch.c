@@ -5,8 +5,8 @@
 
 /* Tell elasticd the ranks run in its world (the resize is over) and how
  * long they took to leave the last one. */
-static void report_up(const struct config *c, struct source *src,
-		      const struct members *ms)
+void report_up(const struct config *c, struct source *src,
+	       const struct members *ms)
 {
 	elastic_error_t err;
 
@@ -86,13 +86,8 @@ void watch_launch(const struct config *c, struct source *src,
 			w->cause = "membership";
 			return;
 		}
-		if (sen->fd >= 0) {
-			struct pollfd pfd = { sen->fd, POLLIN, 0 };
-
-			poll(&pfd, 1, POLL_MS);
-		} else {
-			sleep_ms(POLL_MS);
-		}
+		inplace_serve(c, sen->fd, POLL_MS);
+		inplace_reap();
 	}
 
 	/* The ranks all exited: was it an event whose signal reaches us

@@ -32,7 +32,7 @@ int load_alloc(uint32_t job_id, struct alloc_view *v, elastic_error_t *err)
 	return 0;
 }
 /* A node's address (NodeAddr), or its name if that cannot be read. */
-static void node_addr(const char *node, char *out, size_t len)
+void node_addr(const char *node, char *out, size_t len)
 {
 	node_info_msg_t *msg = NULL;
 

@@ -1,0 +1,733 @@
+/*
+ * In-place resizes (elastic-run.h, inplace.h): the world channel's server
+ * and the resize itself.  Ranks that use slurm_elastic's in-place API
+ * register on the channel; once every rank of the world has, an event no
+ * longer stops them: elastic-run starts the joiners' ranks, waits until
+ * they are warm (registered), publishes the next world, and the ranks
+ * that stay re-form their process group without exiting.  Whatever cannot
+ * be done in place (a survivor's node list changed, a joiner never came,
+ * a rank failed to join) takes the restart path.
+ */
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+
+#include "elastic-run.h"
+#include "inplace.h"
+
+/* Connections: at most this many (a rank holds one). */
+#define IP_CONNS_MAX 65536
+/* An unregistered connection is dropped after this long. */
+#define IP_HELLO_S 10
+/* How long a send to one rank may block. */
+#define IP_SEND_S 2
+/* How long joiners have to start and register (import their framework,
+ * build their model), and the world to re-form. */
+#define IP_JOIN_WAIT_S	 120
+#define IP_JOINED_WAIT_S 60
+/* Beyond the fault timeout: how long a rank whose collective failed
+ * waits for word of the next world. */
+#define IP_RECOVER_WAIT_S 300
+
+struct ip_conn {
+	int fd;
+	char snonce[INPLACE_NONCE_HEX + 1];
+	bool registered;
+	struct inplace_reg reg;
+	char in[INPLACE_LINE_MAX];
+	size_t inlen;
+	uint64_t joined; /* the world it said it joined */
+	uint64_t failed; /* the world it said it cannot join */
+	double since;
+};
+
+struct inplace {
+	int lfd;
+	char token[INPLACE_TOKEN_HEX + 1];
+	char addr[300];
+	struct ip_conn *c;
+	size_t n, cap;
+	uint64_t world; /* the last world launched or published */
+	bool joining;	/* joiners are starting: their ranks register */
+};
+
+static struct inplace the_ip = { .lfd = -1 };
+
+struct inplace *inplace_open(void)
+{
+	struct inplace *ip = &the_ip;
+	struct sockaddr_in sa;
+	socklen_t sl = sizeof(sa);
+	const char *node = getenv("SLURMD_NODENAME");
+	char host[256];
+
+	if (inplace_random_hex(ip->token, INPLACE_TOKEN_HEX / 2) < 0)
+		return NULL;
+	ip->lfd =
+	    socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (ip->lfd < 0)
+		return NULL;
+	memset(&sa, 0, sizeof(sa));
+	sa.sin_family = AF_INET;
+	sa.sin_addr.s_addr = htonl(INADDR_ANY);
+	if (bind(ip->lfd, (struct sockaddr *)&sa, sizeof(sa)) != 0 ||
+	    listen(ip->lfd, 1024) != 0 ||
+	    getsockname(ip->lfd, (struct sockaddr *)&sa, &sl) != 0) {
+		elog_warn("in-place resizes off: cannot listen: %s",
+			  strerror(errno));
+		close(ip->lfd);
+		ip->lfd = -1;
+		return NULL;
+	}
+	/* Where the ranks reach this host: Slurm's address of our node. */
+	if (node && *node)
+		node_addr(node, host, sizeof(host));
+	else if (gethostname(host, sizeof(host)) != 0)
+		snprintf(host, sizeof(host), "127.0.0.1");
+	snprintf(ip->addr, sizeof(ip->addr), "%s:%u", host,
+		 (unsigned)ntohs(sa.sin_port));
+	return ip;
+}
+
+/* The channel's variables for ranks launched into world `world` (0: as
+ * joiners), in this process (a launcher's child passes them on). */
+void inplace_env(const struct config *c, uint64_t world)
+{
+	char buf[32];
+
+	if (!c->ip)
+		return;
+	setenv("ELASTIC_INPLACE_ADDR", c->ip->addr, 1);
+	setenv("ELASTIC_INPLACE_TOKEN", c->ip->token, 1);
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)world);
+	setenv("ELASTIC_INPLACE_WORLD", buf, 1);
+	/* A survivor whose collective failed waits for the next world: Slurm
+	 * sees a dead node within its SlurmdTimeout (minutes at most), then
+	 * elasticd waits the fault timeout.  While this program lives, it
+	 * says something before then; when it dies, the channel closes. */
+	snprintf(buf, sizeof(buf), "%u",
+		 c->fault_timeout + FAULT_MARGIN_S + IP_RECOVER_WAIT_S);
+	setenv("ELASTIC_INPLACE_WAIT", buf, 1);
+}
+/* A new world number for a launch: its ranks are in it. */
+uint64_t inplace_next_world(const struct config *c)
+{
+	return c->ip ? ++c->ip->world : 0;
+}
+
+static void conn_drop(struct inplace *ip, size_t i)
+{
+	close(ip->c[i].fd);
+	ip->c[i] = ip->c[--ip->n];
+}
+static void conn_accept(struct inplace *ip)
+{
+	struct timeval tv = { IP_SEND_S, 0 };
+	char hello[128];
+	int fd, one = 1, len;
+
+	while ((fd = accept4(ip->lfd, NULL, NULL,
+			     SOCK_CLOEXEC | SOCK_NONBLOCK)) >= 0) {
+		struct ip_conn *k;
+
+		if (ip->n == ip->cap) {
+			size_t cap = ip->cap ? ip->cap * 2 : 64;
+			void *p = cap <= IP_CONNS_MAX
+				      ? realloc(ip->c, cap * sizeof(*ip->c))
+				      : NULL;
+
+			if (!p) {
+				close(fd);
+				continue;
+			}
+			ip->c = p;
+			ip->cap = cap;
+		}
+		k = &ip->c[ip->n];
+		memset(k, 0, sizeof(*k));
+		k->fd = fd;
+		k->since = now_s();
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+		if (inplace_random_hex(k->snonce, INPLACE_NONCE_HEX / 2) < 0 ||
+		    (len = inplace_hello(k->snonce, hello, sizeof(hello))) <
+			0 ||
+		    send(fd, hello, (size_t)len, MSG_NOSIGNAL) != len) {
+			close(fd);
+			continue;
+		}
+		ip->n++;
+	}
+}
+/* Send all of buf (the socket is non-blocking: wait for room, bounded). */
+static int send_all(int fd, const char *buf, size_t len)
+{
+	double deadline = now_s() + IP_SEND_S;
+
+	while (len > 0) {
+		ssize_t w = send(fd, buf, len, MSG_NOSIGNAL);
+
+		if (w > 0) {
+			buf += w;
+			len -= (size_t)w;
+			continue;
+		}
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) &&
+		    now_s() < deadline) {
+			struct pollfd p = { fd, POLLOUT, 0 };
+
+			poll(&p, 1, 100);
+			continue;
+		}
+		return -1;
+	}
+	return 0;
+}
+/* One line from connection i: false to drop it. */
+static bool conn_line(struct inplace *ip, size_t i, const char *line)
+{
+	struct ip_conn *k = &ip->c[i];
+	const char *why;
+	uint64_t n;
+	long long step;
+
+	if (!k->registered) {
+		if (inplace_parse_register(line, ip->token, k->snonce, &k->reg,
+					   &why) < 0) {
+			elog_warn("in-place channel: a connection's "
+				  "register refused: %s",
+				  why);
+			return false;
+		}
+		k->registered = true;
+		return true;
+	}
+	if (inplace_parse_status(line, &n, &step) < 0)
+		return false;
+	if (step < 0)
+		k->failed = n;
+	else
+		k->joined = n;
+	return true;
+}
+/* Read what connection i sent: false to drop it. */
+static bool conn_read(struct inplace *ip, size_t i)
+{
+	struct ip_conn *k = &ip->c[i];
+	ssize_t r;
+	char *nl;
+
+	for (;;) {
+		r = recv(k->fd, k->in + k->inlen, sizeof(k->in) - 1 - k->inlen,
+			 0);
+		if (r == 0)
+			return false;
+		if (r < 0)
+			return errno == EAGAIN || errno == EWOULDBLOCK ||
+			       errno == EINTR;
+		k->inlen += (size_t)r;
+		k->in[k->inlen] = '\0';
+		while ((nl = strchr(k->in, '\n'))) {
+			*nl = '\0';
+			if (!conn_line(ip, i, k->in))
+				return false;
+			k->inlen -= (size_t)(nl + 1 - k->in);
+			memmove(k->in, nl + 1, k->inlen + 1);
+		}
+		if (k->inlen >= sizeof(k->in) - 1)
+			return false;
+	}
+}
+/*
+ * Serve the channel: wait up to ms for it (and for fd, if not -1, which
+ * the caller reads), accept, read.
+ */
+void inplace_serve(const struct config *c, int fd, unsigned ms)
+{
+	struct inplace *ip = c->ip;
+	struct pollfd p[2];
+	nfds_t np = 0;
+	size_t i;
+
+	if (fd >= 0)
+		p[np++] = (struct pollfd){ fd, POLLIN, 0 };
+	if (ip)
+		p[np++] = (struct pollfd){ ip->lfd, POLLIN, 0 };
+	/* The connections are read every pass: few lines, and a rank
+	 * waiting on an answer is answered within a pass. */
+	if (np)
+		poll(p, np, (int)(ip && ip->n ? (ms < 20 ? ms : 20) : ms));
+	else
+		sleep_ms(ms);
+	if (!ip)
+		return;
+	conn_accept(ip);
+	for (i = 0; i < ip->n;) {
+		if (!conn_read(ip, i) ||
+		    (!ip->c[i].registered &&
+		     now_s() > ip->c[i].since + IP_HELLO_S))
+			conn_drop(ip, i);
+		else
+			i++;
+	}
+}
+/* Registered ranks in world w (launched in it, or joined it). */
+static size_t in_world(const struct inplace *ip, uint64_t w)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < ip->n; i++)
+		if (ip->c[i].registered &&
+		    (ip->c[i].reg.world == w || ip->c[i].joined == w))
+			n++;
+	return n;
+}
+/* Do all the ranks of the launch use the in-place API? */
+bool inplace_capable(const struct config *c, const struct members *ms)
+{
+	return c->ip && !c->mpirun &&
+	       in_world(c->ip, c->ip->world) >=
+		   (size_t)ms->nnodes * c->nproc_per_node;
+}
+/* Warm joiners of member job `job`. */
+static size_t joiners_of(const struct inplace *ip, uint32_t job)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < ip->n; i++)
+		if (ip->c[i].registered && ip->c[i].reg.world == 0 &&
+		    ip->c[i].reg.job == job)
+			n++;
+	return n;
+}
+static size_t joined(const struct inplace *ip, uint64_t w, bool *failed)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < ip->n; i++) {
+		if (ip->c[i].joined == w)
+			n++;
+		if (ip->c[i].failed == w)
+			*failed = true;
+	}
+	return n;
+}
+
+/* World payload: the members with their nodes expanded. */
+static char *world_payload(const struct config *c, enum inplace_path path,
+			   const struct members *ms, unsigned port,
+			   unsigned src, size_t *plen)
+{
+	size_t cap = 4096 + ms->pool_used * 8, len = 0, i;
+	char *p = malloc(cap);
+	unsigned off = 0;
+
+	if (!p)
+		return NULL;
+#define PUT(...)                                                               \
+	do {                                                                   \
+		int w_ = snprintf(p + len, cap - len, __VA_ARGS__);            \
+		if (w_ < 0 || (size_t)w_ >= cap - len)                         \
+			goto too_long;                                         \
+		len += (size_t)w_;                                             \
+	} while (0)
+	PUT("path %s\n", inplace_path_name(path));
+	if (path == INPLACE_IN_PLACE) {
+		PUT("size %u\nnproc %u\nmaster %s %u\nsrc %u\n",
+		    ms->nnodes * c->nproc_per_node, c->nproc_per_node,
+		    ms->master_addr, port, src);
+		for (i = 0; i < ms->n; i++) {
+			compat_hostlist_t h =
+			    slurm_hostlist_create(member_nodes(ms, i));
+			char *name;
+			bool first = true;
+
+			PUT("member %u %u ", ms->m[i].job_id, off);
+			while (h && (name = slurm_hostlist_shift(h))) {
+				int w = snprintf(p + len, cap - len, "%s%s",
+						 first ? "" : ",", name);
+
+				free(name);
+				if (w < 0 || (size_t)w >= cap - len) {
+					slurm_hostlist_destroy(h);
+					goto too_long;
+				}
+				len += (size_t)w;
+				first = false;
+			}
+			if (h)
+				slurm_hostlist_destroy(h);
+			PUT("\n");
+			off += ms->m[i].nnodes * c->nproc_per_node;
+		}
+	}
+#undef PUT
+	*plen = len;
+	return p;
+too_long:
+	free(p);
+	return NULL;
+}
+/* Publish world ++ip->world to every registered rank: 0, or -1. */
+static int publish(const struct config *c, enum inplace_path path,
+		   const struct members *ms, unsigned port, unsigned src)
+{
+	struct inplace *ip = c->ip;
+	size_t plen = 0, i;
+	char *payload = world_payload(c, path, ms, port, src, &plen);
+	char head[256];
+	int hl;
+
+	if (!payload)
+		return -1;
+	ip->world++;
+	for (i = 0; i < ip->n;) {
+		struct ip_conn *k = &ip->c[i];
+
+		if (!k->registered) {
+			i++;
+			continue;
+		}
+		hl = inplace_world_header(ip->token, k->reg.cnonce, ip->world,
+					  payload, plen, head, sizeof(head));
+		if (hl < 0 || send_all(k->fd, head, (size_t)hl) < 0 ||
+		    send_all(k->fd, payload, plen) < 0)
+			conn_drop(ip, i);
+		else
+			i++;
+	}
+	free(payload);
+	return 0;
+}
+/* Tell the ranks to take the restart path, or that the job ends. */
+void inplace_abandon(const struct config *c, bool stop)
+{
+	static const struct members none;
+
+	if (c->ip && c->ip->n)
+		publish(c, stop ? INPLACE_STOP : INPLACE_RESTART, &none, 0, 0);
+}
+
+/* Member index of job in l, or -1. */
+static int launch_index(const struct launch *l, uint32_t job)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (l->job[i] == job)
+			return (int)i;
+	return -1;
+}
+/* A port for the next world's rendezvous, as launches pick theirs. */
+static unsigned fresh_port(const struct config *c)
+{
+	uint16_t r;
+
+	if (getrandom(&r, sizeof(r), 0) != (ssize_t)sizeof(r))
+		return c->port;
+	return RANKENV_PORT_FIRST + r % RANKENV_PORT_COUNT;
+}
+
+/* The ranks of members that left: reaped, and killed after the grace. */
+struct leaving {
+	size_t n;
+	pid_t pid[MAX_MEMBERS];
+	uint32_t job[MAX_MEMBERS], first_step[MAX_MEMBERS];
+	double deadline;
+};
+static void reap_leaving(struct leaving *lv, bool kill_now)
+{
+	size_t i;
+	int st;
+
+	for (i = 0; i < lv->n;) {
+		if (waitpid(lv->pid[i], &st, WNOHANG) == lv->pid[i]) {
+			lv->pid[i] = lv->pid[--lv->n];
+			lv->job[i] = lv->job[lv->n];
+			lv->first_step[i] = lv->first_step[lv->n];
+			continue;
+		}
+		if (kill_now || now_s() >= lv->deadline) {
+			struct launch one = { 0 };
+
+			one.n = one.njobs = 1;
+			one.running = 1;
+			one.pid[0] = lv->pid[i];
+			one.job[0] = lv->job[i];
+			one.first_step[0] = lv->first_step[i];
+			kill_launch(&one);
+			lv->pid[i] = lv->pid[--lv->n];
+			lv->job[i] = lv->job[lv->n];
+			lv->first_step[i] = lv->first_step[lv->n];
+			continue;
+		}
+		i++;
+	}
+}
+static struct leaving leavers;
+
+void inplace_reap(void)
+{
+	reap_leaving(&leavers, false);
+}
+
+/*
+ * The launch over the next world: survivors keep their sruns, leavers'
+ * sruns go to `leavers`, joiners' come from `jl` (their launch).
+ */
+static void relaunch_table(const struct config *c, struct launch *l,
+			   const struct members *nm, const struct launch *jl)
+{
+	struct launch old = *l;
+	size_t i;
+	int k;
+
+	for (i = 0; i < old.n; i++) {
+		size_t j;
+
+		for (j = 0; j < nm->n && nm->m[j].job_id != old.job[i]; j++)
+			;
+		if (j == nm->n && !old.done[i] && leavers.n < MAX_MEMBERS) {
+			leavers.pid[leavers.n] = old.pid[i];
+			leavers.job[leavers.n] = old.job[i];
+			leavers.first_step[leavers.n++] = old.first_step[i];
+		}
+	}
+	leavers.deadline = now_s() + c->grace;
+	memset(l, 0, sizeof(*l));
+	for (i = 0; i < nm->n; i++) {
+		const struct launch *from = &old;
+
+		k = launch_index(&old, nm->m[i].job_id);
+		if (k < 0) {
+			from = jl;
+			k = launch_index(jl, nm->m[i].job_id);
+		}
+		l->pid[i] = from->pid[k];
+		l->job[i] = from->job[k];
+		l->first_step[i] = from->first_step[k];
+		l->status[i] = from->status[k];
+		l->done[i] = from->done[k];
+		if (!l->done[i])
+			l->running++;
+	}
+	l->n = l->njobs = nm->n;
+	l->overlap = old.overlap || jl->overlap;
+}
+
+/* What the resize found: who stays, who joins, who leaves. */
+struct diff {
+	size_t stay, join, leave;
+	unsigned src;  /* the first survivor's rank offset */
+	char why[128]; /* why not in place */
+};
+static bool diff_worlds(const struct config *c, const struct members *cur,
+			const struct launch *l, const struct members *nm,
+			struct diff *d)
+{
+	unsigned off = 0;
+	size_t i, j;
+	bool src_set = false;
+
+	memset(d, 0, sizeof(*d));
+	for (i = 0; i < nm->n; i++) {
+		int k = launch_index(l, nm->m[i].job_id);
+
+		if (k < 0) {
+			d->join++;
+		} else {
+			for (j = 0;
+			     j < cur->n && cur->m[j].job_id != nm->m[i].job_id;
+			     j++)
+				;
+			if (l->done[k]) {
+				snprintf(d->why, sizeof(d->why),
+					 "job=%u ranks-ended", l->job[k]);
+				return false;
+			}
+			if (j == cur->n ||
+			    strcmp(member_nodes(cur, j), member_nodes(nm, i))) {
+				snprintf(d->why, sizeof(d->why),
+					 "job=%u nodes-changed", l->job[k]);
+				return false;
+			}
+			d->stay++;
+			if (!src_set)
+				d->src = off;
+			src_set = true;
+		}
+		off += nm->m[i].nnodes * c->nproc_per_node;
+	}
+	d->leave = cur->n - d->stay;
+	if (!d->stay) {
+		snprintf(d->why, sizeof(d->why), "no-survivor");
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Start the joiners' ranks and wait until they are warm: every one has
+ * registered.  Meanwhile the world trains on.  false with why on failure
+ * (a joiner's srun ended, the wait ran out, the job is stopping).
+ */
+static bool start_joiners(const struct config *c, const struct members *nm,
+			  const struct launch *l, unsigned restart,
+			  struct launch *jl, double deadline, char *why,
+			  size_t wl)
+{
+	struct members *jm = malloc(sizeof(*jm));
+	elastic_error_t err;
+	size_t i, ready;
+
+	if (!jm)
+		return false;
+	memset(jm, 0, sizeof(*jm));
+	memset(jl, 0, sizeof(*jl));
+	for (i = 0; i < nm->n; i++)
+		if (launch_index(l, nm->m[i].job_id) < 0)
+			members_add(jm, nm->m[i].job_id, nm->m[i].nnodes,
+				    member_nodes(nm, i), &err);
+	if (launch_members(c, jm, nm, restart, jl) < 0) {
+		free(jm);
+		snprintf(why, wl, "joiners-not-started");
+		return false;
+	}
+	for (;;) {
+		inplace_serve(c, -1, POLL_MS);
+		reap(jl);
+		inplace_reap();
+		for (i = 0, ready = 0; i < jm->n; i++)
+			if (joiners_of(c->ip, jm->m[i].job_id) >=
+			    (size_t)jm->m[i].nnodes * c->nproc_per_node)
+				ready++;
+		if (ready == jm->n)
+			break;
+		if (jl->running < jl->n || got_stop || now_s() >= deadline) {
+			snprintf(why, wl, "joiners-%s",
+				 got_stop	       ? "stopped"
+				 : jl->running < jl->n ? "ended"
+						       : "not-ready");
+			kill_launch(jl);
+			free(jm);
+			return false;
+		}
+	}
+	free(jm);
+	return true;
+}
+
+/*
+ * The launcher saw w's cause while every rank uses the in-place API:
+ * resize in place.  true when the ranks go on in the next world (ms and l
+ * are that world's), false for the restart path (the ranks were told).
+ */
+bool inplace_resize(const struct config *c, struct source *src,
+		    struct members *ms, struct launch *l, unsigned restart,
+		    struct watch *w)
+{
+	struct members *nm = malloc(sizeof(*nm));
+	struct launch *jl = calloc(1, sizeof(*jl));
+	double t0 = now_s(), deadline;
+	elastic_error_t err;
+	struct diff d;
+	char why[160] = "";
+	unsigned port;
+	size_t want, got;
+	bool failed = false, ok = false;
+	uint64_t wn;
+
+	if (!nm || !jl)
+		goto out;
+	got_event = 0;
+	timeline("event", restart, ms->nnodes, "cause=%s %s path=in-place",
+		 w->cause, w->detail);
+	/* A member's ranks ended (its node died): elasticd's next world
+	 * waits the fault timeout for a replacement, and so do we. */
+	if (src->ed_mode && !strcmp(w->cause, "member-exit"))
+		src->degraded = true;
+	if (current_members(c, src, ms->generation, restart, nm, &err) != 0) {
+		snprintf(why, sizeof(why), "no-world");
+		goto out;
+	}
+	if (members_same(nm, ms) && l->running < l->n) {
+		snprintf(why, sizeof(why), "ranks-ended");
+		goto out;
+	}
+	if (members_same(nm, ms)) {
+		ms->generation = nm->generation;
+		timeline("unchanged", restart, ms->nnodes,
+			 "path=in-place world=%llu",
+			 (unsigned long long)c->ip->world);
+		ok = true;
+		goto out;
+	}
+	if (!diff_worlds(c, ms, l, nm, &d)) {
+		snprintf(why, sizeof(why), "%s", d.why);
+		goto out;
+	}
+	if (d.join) {
+		/* Leavers are in a grace: they wait at most half of it. */
+		deadline = now_s() + (d.leave && c->grace / 2 < IP_JOIN_WAIT_S
+					  ? c->grace / 2
+					  : IP_JOIN_WAIT_S);
+		timeline("joining", restart, ms->nnodes,
+			 "path=in-place joiners=%zu", d.join);
+		if (!start_joiners(c, nm, l, restart, jl, deadline, why,
+				   sizeof(why)))
+			goto out;
+	}
+	port = fresh_port(c);
+	if (publish(c, INPLACE_IN_PLACE, nm, port, d.src) < 0) {
+		snprintf(why, sizeof(why), "publish-failed");
+		goto out;
+	}
+	wn = c->ip->world;
+	timeline("resize", restart, nm->nnodes,
+		 "path=in-place world=%llu from=%u to=%u stay=%zu join=%zu "
+		 "leave=%zu master=%s:%u generation=%llu",
+		 (unsigned long long)wn, ms->nnodes, nm->nnodes, d.stay, d.join,
+		 d.leave, nm->master_addr, port,
+		 (unsigned long long)nm->generation);
+	relaunch_table(c, l, nm, jl);
+	*ms = *nm;
+	want = (size_t)nm->nnodes * c->nproc_per_node;
+	deadline = now_s() + IP_JOINED_WAIT_S;
+	while ((got = joined(c->ip, wn, &failed)) < want) {
+		inplace_serve(c, -1, POLL_MS);
+		inplace_reap();
+		reap(l);
+		if (failed || l->running < l->n || got_stop ||
+		    now_s() >= deadline) {
+			snprintf(why, sizeof(why), "%s joined=%zu/%zu",
+				 failed		     ? "a-rank-failed-to-join"
+				 : l->running < l->n ? "ranks-ended"
+				 : got_stop	     ? "stopped"
+						     : "join-timeout",
+				 got, want);
+			goto out;
+		}
+	}
+	timeline("resized", restart, ms->nnodes,
+		 "path=in-place world=%llu ranks=%zu seconds=%.3f",
+		 (unsigned long long)wn, want, now_s() - t0);
+	report_up(c, src, ms);
+	ok = true;
+out:
+	if (!ok) {
+		timeline("fallback", restart, ms->nnodes, "path=restart why=%s",
+			 why);
+		inplace_abandon(c, false);
+		reap_leaving(&leavers, true);
+		snprintf(w->detail, sizeof(w->detail), "in-place-fallback=%s",
+			 why);
+	}
+	free(nm);
+	free(jl);
+	return ok;
+}
