@@ -562,10 +562,11 @@ static int round_once(struct rounds *x)
 	member_list(&x->ms, detail, sizeof(detail));
 	timeline(x->restart ? "relaunch" : "launch", x->restart, x->ms.nnodes,
 		 "members=%zu nproc_per_node=%u master=%s:%u "
-		 "generation=%llu source=%s jobs=%s path=restart",
+		 "generation=%llu source=%s jobs=%s%s",
 		 x->ms.n, c->nproc_per_node, x->ms.master_addr, c->port,
 		 (unsigned long long)x->ms.generation,
-		 x->src->ed_mode ? "elasticd" : "allocation", detail);
+		 x->src->ed_mode ? "elasticd" : "allocation", detail,
+		 x->restart ? " path=restart" : "");
 	if (launch(c, &x->ms, x->restart, x->prev_nnodes, &x->l) < 0)
 		return 1;
 

@@ -32,7 +32,16 @@ the wall time (RFC 3339, UTC, milliseconds) in the format of elastic-run's:
 event = up (process group formed; ``step=`` where it resumes), told (the
 event signal arrived; the time is the signal's, ``signal=``), checkpoint
 (``seconds=`` spent from noticing the event to all ranks done with the
-checkpoint, ``step=``), exit (the rank leaves after an event) and done.
+checkpoint, ``step=``), exit (the rank leaves after an event), stepped
+(the first step of a launch or of an in-place world completed) and done.
+
+With ``--in-place`` the ranks use ``slurm_elastic.torch.InPlace``: under
+elastic-run a resize keeps their processes (the ranks that stay re-form
+the process group and go on from the step they are at; new ranks join warm
+and take the model, the optimizer and the position from them), with the
+same checkpoints and sample logs.  Their timeline adds resized (a new
+in-place world, ``world_no=``, ``pid=``) and recovered (a collective
+failed when a peer died; ``after=`` seconds waiting for the next world).
 Benchmarks (testsuite/bench/bench_resize) parse these lines; more fields
 may be added at the end.
 
@@ -131,6 +140,10 @@ def parse_args(argv=None):
                    default="auto")
     p.add_argument("--timeout", type=float, default=300.0,
                    help="seconds a collective waits for a lost peer (300)")
+    p.add_argument("--in-place", action="store_true",
+                   help="resize in place under elastic-run: the ranks that "
+                        "stay keep training, new ranks join warm and take "
+                        "the state from them (slurm_elastic.torch.InPlace)")
     a = p.parse_args(argv)
     for name in ("samples", "features", "epochs", "global_batch"):
         if getattr(a, name) < 1:
@@ -218,6 +231,8 @@ def full_loss(model, x, y):
 
 def main(argv=None):
     args = parse_args(argv)
+    if args.in_place:
+        return train_in_place(args)
     rank, world, local_rank, restarts = world_from_env()
 
     def timeline(event, fmt="", t=None):
@@ -295,6 +310,7 @@ def main(argv=None):
                                  % (rank, world, os.getpid())), "a")
 
     order_epoch, order = -1, None
+    start_step = step
     while consumed < total:
         epoch, offset = divmod(consumed, n)
         if epoch != order_epoch:
@@ -317,6 +333,8 @@ def main(argv=None):
 
         step += 1
         consumed += len(batch)
+        if step == start_step + 1:  # the first step of this launch
+            timeline("stepped", "step=%d path=restart" % step)
         if slog:
             slog.write("%d %d %s\n" % (step, epoch,
                                        " ".join(map(str, mine.tolist()))))
@@ -371,6 +389,146 @@ def main(argv=None):
         slog.close()
     dist.destroy_process_group()
     timeline("done", "step=%d samples_consumed=%d" % (step, consumed))
+    return 0
+
+
+def train_in_place(args):
+    """main() with slurm_elastic.torch.InPlace: the same training, the
+    same checkpoints and sample logs, but a resize keeps the processes."""
+    _, _, local_rank, restarts = world_from_env()
+    ckpt_dir = args.checkpoint_dir or slurm_elastic.checkpoint_dir()
+    pos = {}
+
+    def timeline(event, fmt="", t=None):
+        print("train_ddp: %s event=%s rank=%d world=%d restart=%d%s"
+              % (stamp(t), event, el.rank, el.world_size, restarts,
+                 (" " + fmt) if fmt else ""), flush=True)
+
+    def checkpoint():
+        if el.rank == 0 and ckpt_dir:
+            return slurm_elastic.save_checkpoint({
+                "model": model.state_dict(), "optimizer": opt.state_dict(),
+                "step": el.position["step"],
+                "samples_consumed": el.position["consumed"],
+                "initial_loss": el.position["initial_loss"],
+                "world_size": el.world_size,
+                "config": {k: getattr(args, k) for k in
+                           ("samples", "features", "seed", "global_batch")},
+            }, el.position["step"], directory=ckpt_dir)
+        return None
+
+    el = slurm_elastic.torch.InPlace(
+        args.backend if args.backend != "auto" else "gloo",
+        timeout=args.timeout, checkpoint=checkpoint)
+    torch.manual_seed(args.seed)
+    x_all, y_all = make_dataset(args.samples, args.features, args.noise,
+                                args.seed)
+    model = torch.nn.Linear(args.features, 1)
+    opt = torch.optim.SGD(model.parameters(), lr=args.lr,
+                          momentum=args.momentum)
+    el.carry(model=model, optimizer=opt)
+    how = "joined"
+    if not el.joining:
+        pos = {"step": 0, "consumed": 0,
+               "initial_loss": full_loss(model, x_all, y_all)}
+        pick = [newest_checkpoint(ckpt_dir) if el.rank == 0 else None]
+        dist.broadcast_object_list(pick, src=0)
+        if pick[0]:
+            ck = torch.load(pick[0])
+            model.load_state_dict(ck["model"])
+            opt.load_state_dict(ck["optimizer"])
+            pos = {"step": ck["step"], "consumed": ck["samples_consumed"],
+                   "initial_loss": ck["initial_loss"]}
+        how = ("resumed from %s" % pick[0]) if pick[0] else "fresh start"
+        el.position = pos
+    el.start()
+    if el.rank == 0:
+        print("train_ddp: world %d restart %d %s at step %d, samples "
+              "consumed %d, backend %s, in place world %d"
+              % (el.world_size, restarts, how, el.position["step"],
+                 el.position["consumed"], dist.get_backend(), el.world_no),
+              flush=True)
+    timeline("up", "step=%d samples_consumed=%d world_no=%d path=in-place "
+             "pid=%d" % (el.position["step"], el.position["consumed"],
+                         el.world_no, os.getpid()))
+    ddp = DDP(model)
+    n, total = args.samples, args.samples * args.epochs
+
+    def open_log():
+        if not args.sample_log_dir:
+            return None
+        os.makedirs(args.sample_log_dir, exist_ok=True)
+        return open(os.path.join(args.sample_log_dir,
+                                 "samples.rank%d.world%d.pid%d.log"
+                                 % (el.rank, el.world_size, os.getpid())),
+                    "a")
+    slog = open_log()
+    order_epoch, order, first = -1, None, False
+    while el.position["consumed"] < total:
+        p = el.position
+        epoch, offset = divmod(p["consumed"], n)
+        if epoch != order_epoch:
+            order_epoch, order = epoch, epoch_order(epoch, n, args.seed)
+        batch = order[offset:min(offset + args.global_batch, n)]
+        world, rank = el.world_size, el.rank
+        mine = torch.tensor_split(batch, world)[rank]
+        try:
+            opt.zero_grad(set_to_none=True)
+            sqerr = ((ddp(x_all[mine]) - y_all[mine]) ** 2).sum()
+            (sqerr * (world / len(batch))).backward()
+            opt.step()
+            if args.step_sleep:
+                time.sleep(args.step_sleep)
+            if args.sample_sleep:
+                time.sleep(args.sample_sleep * len(mine))
+            p["step"] += 1
+            p["consumed"] += len(batch)
+            if slog:
+                slog.write("%d %d %s\n" % (p["step"], epoch,
+                                           " ".join(map(str, mine.tolist()))))
+                slog.flush()
+            if first:
+                timeline("stepped", "step=%d path=in-place" % p["step"])
+                first = False
+            if rank == 0 and args.log_every and p["step"] % args.log_every == 0:
+                print("step %d epoch %d samples %d world %d"
+                      % (p["step"], epoch, p["consumed"], world), flush=True)
+            if args.checkpoint_every and p["step"] % args.checkpoint_every == 0:
+                checkpoint()
+            resized = el.step_done()
+        except RuntimeError as e:
+            t = time.time()
+            resized = el.recover(e)
+            timeline("recovered", "after=%.3f error=%s"
+                     % (time.time() - t, str(e).split("\n")[0][:80]))
+        if resized:
+            if slog:
+                slog.close()
+            slog = open_log()
+            ddp = DDP(model)
+            first = True
+            timeline("resized", "step=%d world_no=%d path=in-place pid=%d"
+                     % (el.position["step"], el.world_no, os.getpid()))
+            if el.rank == 0:
+                print("train_ddp: world %d in place world %d at step %d, "
+                      "samples consumed %d"
+                      % (el.world_size, el.world_no, el.position["step"],
+                         el.position["consumed"]), flush=True)
+
+    path = checkpoint()
+    final = full_loss(model, x_all, y_all)
+    dist.barrier()
+    if el.rank == 0:
+        print("train_ddp: done: %d epochs, %d steps, %d samples, checkpoint "
+              "%s" % (args.epochs, el.position["step"],
+                      el.position["consumed"], path), flush=True)
+        print("initial loss %.6f" % el.position["initial_loss"])
+        print("final loss %.6f" % final, flush=True)
+    if slog:
+        slog.close()
+    el.finish()
+    timeline("done", "step=%d samples_consumed=%d"
+             % (el.position["step"], el.position["consumed"]))
     return 0
 
 

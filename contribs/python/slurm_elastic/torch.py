@@ -13,14 +13,18 @@ in one small all-reduce, so that every rank stops after the same step::
         ...checkpoint on rank 0, barrier, exit_for_event()
 """
 
+import datetime
+import os
+import signal
+import warnings
+
 import torch
 import torch.distributed as dist
 
-import signal
+from . import (EXIT_EVENT, elastic_event_detected, elastic_signal,
+               torch_store_fallback)
 
-from . import elastic_event_detected, elastic_signal, torch_store_fallback
-
-__all__ = ["event_agreed", "init_process_group"]
+__all__ = ["InPlace", "event_agreed", "init_process_group"]
 
 # torch.distributed is loaded now: a torch without libuv needs USE_LIBUV=0
 # before its first rendezvous.
@@ -66,3 +70,239 @@ def event_agreed(group=None) -> bool:
                         dtype=torch.int32, device=device)
     dist.all_reduce(flag, op=dist.ReduceOp.MAX, group=group)
     return bool(flag.item())
+
+
+class InPlace:
+    """A rank that elastic-run resizes without restarting it.
+
+    Under ``elastic-run`` (``--in-place=auto``, the default) the ranks of a
+    job that use this class keep their processes across resizes: at a
+    preemption the ranks that stay re-form the process group at the new
+    size and go on from the step they are at; when the job grows, the new
+    ranks start while the world trains on, and take the model, the
+    optimizer and the position from the ranks already there (not from the
+    disk).  When a node dies, the survivors' collective fails (after at
+    most ``timeout``); :meth:`recover` takes them into the next world from
+    the state of the last step they all completed.  What cannot be done in
+    place falls back to the restart path: rank 0 checkpoints and the ranks
+    exit for the event, as with :func:`event_agreed`.  Without elastic-run
+    (torchrun) or with ``--in-place=no`` the class takes the restart path
+    at every event::
+
+        el = InPlace("gloo", checkpoint=save)  # joins the world
+        model, opt = build()
+        el.carry(model=model, optimizer=opt)   # what a joiner takes
+        if not el.joining:
+            ...load the newest checkpoint, set el.position
+        el.start()                             # a joiner gets the state
+        ddp = DDP(model)
+        while el.position["step"] < steps:
+            try:
+                train_one_step(ddp)            # updates el.position
+                resized = el.step_done()
+            except RuntimeError as e:          # a peer died
+                resized = el.recover(e)
+            if resized:
+                ddp = DDP(model)               # the new process group
+
+    ``position`` is a dict of picklable values carried with the model
+    (the step, the samples consumed); ``step_done()`` is called once per
+    step, at the same point on every rank, as any collective.
+    ``checkpoint`` is called on rank 0 (with no argument) before the
+    ranks exit for the restart path; it must not use collectives.
+    """
+
+    def __init__(self, backend="gloo", timeout=30.0, checkpoint=None,
+                 environ=None):
+        from . import inplace
+
+        env = os.environ if environ is None else environ
+        self.backend = backend
+        self.timeout = timeout if isinstance(timeout, datetime.timedelta) \
+            else datetime.timedelta(seconds=float(timeout))
+        self.checkpoint = checkpoint
+        self.position = {}
+        self.resizes = 0
+        self._objs = {}
+        self._job = int(env.get("SLURM_JOB_ID", "0") or 0)
+        self._node = env.get("SLURMD_NODENAME", "")
+        self._local = int(env.get("LOCAL_RANK", "0") or 0)
+        self.client = None
+        try:
+            self.client = inplace.WorldClient.from_env(environ)
+        except ValueError as e:
+            warnings.warn("in-place resizes off: %s" % e)
+        self.world_no = self.client.world if self.client else 0
+        self.joining = bool(self.client) and self.world_no == 0
+        self._world = None
+        if self.client:
+            try:
+                self.client.connect()
+            except (OSError, inplace.InPlaceError) as e:
+                warnings.warn("in-place resizes off: %s" % e)
+                self.client = None
+                if self.joining:
+                    raise SystemExit(EXIT_EVENT)
+        if self.joining:
+            # A joiner is warm now: it waits for the world it joins.
+            w = self.client.wait(0, 86400.0)
+            if w is None or w.path != "in-place":
+                raise SystemExit(EXIT_EVENT)
+            self._world = w
+            self._init(w)
+        else:
+            init_process_group(backend, timeout=self.timeout)
+            self._rank, self._size = dist.get_rank(), dist.get_world_size()
+
+    # --- where the rank is --------------------------------------------------
+    @property
+    def rank(self):
+        """This rank in the current world (kept after :meth:`finish`)."""
+        return self._rank
+
+    @property
+    def world_size(self):
+        return self._size
+
+    def finish(self):
+        """At the end of training: leave the process group and the
+        channel (elastic-run then sees the ranks end on their own)."""
+        if dist.is_initialized():
+            dist.destroy_process_group()
+        if self.client:
+            self.client.close()
+
+    @property
+    def in_place(self):
+        """True while resizes are done in place (the channel is up)."""
+        return bool(self.client) and not self.client.lost
+
+    def carry(self, **objs):
+        """Name what a resize carries: modules (their tensors are
+        broadcast in place) and objects with state_dict() and
+        load_state_dict() (an optimizer, a scheduler)."""
+        self._objs.update(objs)
+
+    def start(self):
+        """After carry(): a joiner takes the state of the world it joins;
+        the ranks of a launch tell elastic-run they are in theirs."""
+        if self.joining:
+            self._sync(self._world.src, survived=False)
+            self._joined()
+        elif self.client:
+            self.client.joined(self.world_no, self.position.get("step", 0))
+
+    # --- at every step --------------------------------------------------------
+    def step_done(self):
+        """Call once per step on every rank.  True when the world was
+        resized in place (rebuild DDP and what depends on the world size);
+        does not return when the rank leaves or the restart path is taken.
+        """
+        from . import elastic_event_clear
+
+        if not self.in_place:
+            if event_agreed():
+                self._exit_restart(collectives=True)
+            return False
+        # The channel's word, not the signal, says what happens.
+        elastic_event_clear()
+        w = self.client.latest(self.world_no)
+        seen = torch.tensor([w.number if w else 0], dtype=torch.int64)
+        dist.all_reduce(seen, op=dist.ReduceOp.MAX)
+        target = int(seen.item())
+        if target <= self.world_no:
+            return False
+        w = self.client.wait(target - 1, float(self.client.wait_seconds))
+        if w is None:
+            self._exit_restart(collectives=True)
+        return self._move(w)
+
+    def recover(self, exc):
+        """After a collective failed (a peer died): the next world, from
+        the state of the last step every survivor completed.  True when
+        the rank goes on in it; re-raises exc when there is no next world.
+        """
+        if not self.in_place:
+            raise exc
+        w = self.client.wait(self.world_no, float(self.client.wait_seconds))
+        if w is None:
+            raise exc
+        return self._move(w, broken=True)
+
+    # --- the parts ----------------------------------------------------------------
+    def _exit_restart(self, collectives):
+        """The restart path: rank 0 checkpoints, all exit for the event."""
+        if self.checkpoint and dist.is_initialized() and dist.get_rank() == 0:
+            self.checkpoint()
+        if collectives:
+            try:
+                dist.barrier()
+            except RuntimeError:
+                pass
+        raise SystemExit(EXIT_EVENT)
+
+    def _move(self, w, broken=False):
+        if w.path != "in-place":
+            self._exit_restart(collectives=not broken)
+        rank = w.rank_of(self._job, self._node, self._local)
+        try:
+            dist.destroy_process_group()
+        except (RuntimeError, AssertionError, ValueError):
+            pass
+        if rank is None:
+            # Our member left the world (its node is taken back).
+            raise SystemExit(EXIT_EVENT)
+        self._world = w
+        self._init(w)
+        self._sync(w.src, survived=True)
+        self._joined()
+        self.resizes += 1
+        return True
+
+    def _init(self, w):
+        rank = w.rank_of(self._job, self._node, self._local)
+        host = w.master_addr
+        if ":" in host:
+            host = "[%s]" % host
+        init_process_group(self.backend, init_method="tcp://%s:%d"
+                           % (host, w.master_port), rank=rank,
+                           world_size=w.size, timeout=self.timeout)
+        self._rank, self._size = rank, w.size
+        os.environ.update(RANK=str(rank), WORLD_SIZE=str(w.size),
+                          MASTER_ADDR=w.master_addr,
+                          MASTER_PORT=str(w.master_port))
+
+    def _sync(self, src, survived):
+        """Every rank of the new world takes src's state; the survivors
+        first check that they all stopped after the same step."""
+        step = int(self.position.get("step", 0)) if survived else -1
+        t = torch.tensor([step, -step if survived else -(2**62)],
+                         dtype=torch.int64)
+        dist.all_reduce(t, op=dist.ReduceOp.MAX)
+        if survived and int(t[0].item()) != -int(t[1].item()):
+            # A survivor completed a step the others did not.
+            if self.client:
+                self.client.failed(self._world.number)
+            raise SystemExit(EXIT_EVENT)
+        for name in sorted(self._objs):
+            obj = self._objs[name]
+            if isinstance(obj, torch.nn.Module):
+                for v in obj.state_dict().values():
+                    dist.broadcast(v, src)
+            else:
+                box = [obj.state_dict() if dist.get_rank() == src else None]
+                dist.broadcast_object_list(box, src=src)
+                if dist.get_rank() != src:
+                    obj.load_state_dict(box[0])
+        box = [{"position": self.position, "rng": torch.get_rng_state()}
+               if dist.get_rank() == src else None]
+        dist.broadcast_object_list(box, src=src)
+        if dist.get_rank() != src:
+            self.position = dict(box[0]["position"])
+            torch.set_rng_state(box[0]["rng"])
+
+    def _joined(self):
+        self.world_no = self._world.number
+        self.client.world = self.world_no
+        self.joining = False
+        self.client.joined(self.world_no, self.position.get("step", 0))
