@@ -39,7 +39,9 @@ With ``--in-place`` the ranks use ``slurm_elastic.torch.InPlace``: under
 elastic-run a resize keeps their processes (the ranks that stay re-form
 the process group and go on from the step they are at; new ranks join warm
 and take the model, the optimizer and the position from them), with the
-same checkpoints and sample logs.  Their timeline adds resized (a new
+same checkpoints; rank 0 alone logs each step's samples, the whole
+global batch, once the step's update (which holds every rank's share) is
+done.  Their timeline adds resized (a new
 in-place world, ``world_no=``, ``pid=``) and recovered (a collective
 failed when a peer died; ``after=`` seconds waiting for the next world).
 Benchmarks (testsuite/bench/bench_resize) parse these lines; more fields
@@ -455,7 +457,7 @@ def train_in_place(args):
     n, total = args.samples, args.samples * args.epochs
 
     def open_log():
-        if not args.sample_log_dir:
+        if not args.sample_log_dir or el.rank != 0:
             return None
         os.makedirs(args.sample_log_dir, exist_ok=True)
         return open(os.path.join(args.sample_log_dir,
@@ -483,9 +485,12 @@ def train_in_place(args):
                 time.sleep(args.sample_sleep * len(mine))
             p["step"] += 1
             p["consumed"] += len(batch)
-            if slog:
+            # Rank 0 logs the whole global batch once its update is done:
+            # the update holds every rank's share, and a rank that dies
+            # right after the step could not log its own.
+            if slog and rank == 0:
                 slog.write("%d %d %s\n" % (p["step"], epoch,
-                                           " ".join(map(str, mine.tolist()))))
+                                           " ".join(map(str, batch.tolist()))))
                 slog.flush()
             if first:
                 timeline("stepped", "step=%d path=in-place" % p["step"])

@@ -72,6 +72,24 @@ def event_agreed(group=None) -> bool:
     return bool(flag.item())
 
 
+def _wait_listening(host, port, timeout):
+    """Until rank 0's rendezvous store listens (or timeout passes).
+
+    torch's store client retries a refused connection once a second:
+    the ranks of a new world would wait most of that second for rank 0,
+    which forms the world at the same moment."""
+    import socket
+    import time
+
+    deadline = time.monotonic() + timeout.total_seconds()
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection((host, port), timeout=1.0).close()
+            return
+        except OSError:
+            time.sleep(0.01)
+
+
 class InPlace:
     """A rank that elastic-run resizes without restarting it.
 
@@ -262,6 +280,8 @@ class InPlace:
     def _init(self, w):
         rank = w.rank_of(self._job, self._node, self._local)
         host = w.master_addr
+        if rank != 0:
+            _wait_listening(host, w.master_port, self.timeout)
         if ":" in host:
             host = "[%s]" % host
         init_process_group(self.backend, init_method="tcp://%s:%d"
