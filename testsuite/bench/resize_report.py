@@ -3,7 +3,8 @@
 
 usage: resize_report.py RUN_DIR
 
-RUN_DIR holds, for each run (elastic/, native/):
+RUN_DIR holds, for each run (restart/ and in-place/, the elastic job on
+each resize path, or elastic/ from before; native/):
   out        the job's output: elastic-run's timeline (stderr) and the
              ranks' (train_ddp.py, stdout), lines
              "<prog>: <RFC 3339 UTC time> event=<what> k=v ...";
@@ -245,12 +246,16 @@ def elastic_report(d, params):
     rows_main = [r for r in rows if r.get("JobID") == base]
     units = [r for r in rows if ("group=%s" % base) in r.get("AdminComment", "")]
     high_submit = mark(ms, "high-submit")
-    high_end = epoch_file(os.path.join(d, "high.end"))
+    # Each preemptor's end (high.end, then high-2.end, ...).
+    high_ends = sorted(x for x in (epoch_file(os.path.join(d, n))
+                                   for n in os.listdir(d)
+                                   if re.match(r"high(-\d+)?\.end\Z", n))
+                       if x is not None)
     base_start = rows_main[0]["Start"] if rows_main else None
     scale = float(params.get("scale_delay", "1"))
     grow_target = scale + 5
 
-    n = 0
+    n = preempts = 0
     used_ev = set()
     max_launcher, max_world = 0, 0
     # The first world: the units may have started before the launcher's
@@ -275,8 +280,8 @@ def elastic_report(d, params):
         n += 1
         # elasticd's event that led to it: the last one before (or just
         # after: clocks are the same machine's) the launcher's.
-        cand = [(te, e) for te, e in ev if te <= t + 0.5 and te not in used_ev
-                and e.get("cause") not in ("start", "end")]
+        cand = [(te, e) for te, e in ev if t - 60 <= te <= t + 0.5
+                and te not in used_ev and e.get("cause") not in ("start", "end")]
         te, e = cand[-1] if cand else (None, {})
         if te is not None:
             used_ev.add(te)
@@ -295,7 +300,10 @@ def elastic_report(d, params):
                  r + 1, kv.get("nnodes"), rk.get("nnodes", "?"),
                  "" if str(rk.get("nnodes")) == str(e.get("world_nodes", rk.get("nnodes")))
                  else " (the launcher's membership does not come from elasticd yet)"))
-        if cause == "preempt":
+        # The preemptor's own times and Slurm's preemption start are
+        # known for the first preemption of the run.
+        if cause == "preempt" and not preempts:
+            preempts += 1
             preempt_lines(head, ms, high_submit, rb["told_last"], rb["nranks_told"],
                           " [elasticd's event +%s s, launcher's event +%s s, "
                           "launcher told +%s s]"
@@ -322,8 +330,9 @@ def elastic_report(d, params):
                   "event: the relaunch only found the last checkpoint "
                   "(more EPOCHS make the resize happen during training)" % head)
         if cause in ("grow", "return"):
-            idle = high_end if (high_end and te and high_end < te) else base_start
-            what = "preemptor ended" if idle is high_end else "base job started (Slurm, whole s)"
+            ended = [x for x in high_ends if te and x < te]
+            idle = max(ended) if ended else base_start
+            what = "preemptor ended" if ended else "base job started (Slurm, whole s)"
             print("%s: idle-node-to-in-use %s s (target scale delay %g + 5 = %g s) "
                   "[%s -> elasticd grow +%s s -> launcher ranks-up; "
                   "ranks' own up +%s s]"
@@ -381,6 +390,102 @@ def native_report(d, params):
     return summary("native", rows_main, rows_main, tl)
 
 
+def resizes(tl, ms):
+    """Each resize of a run, in order: a dict with kind (shrink, grow,
+    crash), from and to (nodes), the launcher's event time, the first
+    step rank 0 completed at the new size, and the parts (seconds from
+    the event).  In-place resizes that changed nothing are left out."""
+    crash, boot = mark(ms, "crash"), mark(ms, "boot")
+    evs = [(t, kv) for t, s, kv in tl if s == "elastic-run"
+           and kv.get("event") == "event" and kv.get("cause") != "stop"]
+    out = []
+    for i, (t, kv) in enumerate(evs):
+        nxt = evs[i + 1][0] if i + 1 < len(evs) else float("inf")
+        el = {}
+        for t2, s2, kv2 in tl:
+            if s2 == "elastic-run" and t <= t2 < nxt and \
+                    kv2.get("event") not in el:
+                el[kv2["event"]] = (t2, kv2)
+        if "unchanged" in el:
+            continue
+        if "resize" in el:
+            path, tr = "in-place", el["resize"][0]
+            frm, to = num(el["resize"][1], "from"), num(el["resize"][1], "to")
+            parts = ([("joiners ready", tr)] if "joining" in el else []) + \
+                [("all joined", el.get("resized", (None,))[0])]
+            ready = tr
+        elif "relaunch" in el:
+            path, ready = "restart", None
+            frm, to = num(kv, "nnodes"), num(el["relaunch"][1], "nnodes")
+            parts = [(k, el.get(k, (None,))[0])
+                     for k in ("told", "exited", "relaunch", "ranks-up")]
+        else:
+            continue
+        step = next((t2 for t2, s2, kv2 in tl if s2 == "train_ddp"
+                     and kv2.get("event") == "stepped" and t2 > t
+                     and num(kv2, "rank") == 0
+                     and (to is None or num(kv2, "world") == to)), None)
+        if crash and t >= crash and (boot is None or t < boot) and \
+                to is not None and frm is not None and to < frm:
+            kind = "crash"
+        else:
+            kind = "shrink" if (to or 0) < (frm or 0) else "grow"
+        out.append(dict(path=path, kind=kind, frm=frm, to=to, t=t,
+                        step=step, ready=ready, crash=crash,
+                        parts=[(k, span(t, x)) for k, x in parts]))
+    return out
+
+
+def p50(xs):
+    xs = sorted(x for x in xs if x is not None)
+    if not xs:
+        return None
+    m = len(xs) // 2
+    return xs[m] if len(xs) % 2 else (xs[m - 1] + xs[m]) / 2
+
+
+def paths_report(out, params):
+    """The restart and the in-place path side by side, per resize: the
+    event to the first training step at the new size, and its parts."""
+    rows = {}
+    for path in ("restart", "in-place"):
+        d = os.path.join(out, path)
+        if not os.path.isdir(d):
+            continue
+        rows[path] = resizes(timeline(os.path.join(d, "out")),
+                             marks(os.path.join(d, "marks")))
+        for n, r in enumerate(rows[path], 1):
+            extra = ""
+            if r["kind"] == "crash":
+                extra = "; crash -> launcher's event %s s" % f(span(r["crash"], r["t"]))
+            if r["path"] == "in-place" and r["kind"] == "grow":
+                extra = "; joiners ready -> first step %s s" % f(span(r["ready"], r["step"]))
+            print("bench: %s: resize %d %s %s -> %s nodes: event -> first step "
+                  "at the new size %s s [%s]%s"
+                  % (path, n, r["kind"], r["frm"], r["to"],
+                     f(span(r["t"], r["step"])),
+                     ", ".join("%s +%s s" % (k, f(v)) for k, v in r["parts"]),
+                     extra))
+    if not rows:
+        return
+    fault = float(params.get("fault_timeout", "5"))
+    for kind, what, target in (
+            ("shrink", "event -> first step", "< 1 s"),
+            ("grow", "event -> first step (in place: joiners ready -> first step)", "< 1 s"),
+            ("crash", "launcher's event (Slurm's detection) -> first step",
+             "< fault timeout %g + 2 s" % fault)):
+        figs = []
+        for path in ("restart", "in-place"):
+            rs = [r for r in rows.get(path, []) if r["kind"] == kind]
+            xs = [span(r["ready"] if path == "in-place" and kind == "grow"
+                       else r["t"], r["step"]) for r in rs]
+            figs.append("%s p50 %s s max %s s (%d)"
+                        % (path, f(p50(xs)), f(max((x for x in xs if x is not None),
+                                                   default=None)), len(rs)))
+        print("bench: %s, %s: %s (in-place target %s)"
+              % (kind, what, "; ".join(figs), target))
+
+
 # Preemptor submitted -> running, per run, for the side-by-side line.
 waited = {}
 
@@ -391,9 +496,14 @@ def main():
     d = sys.argv[1]
     params = dict(KV_RE.findall(read(os.path.join(d, "params"))))
     res = {}
-    for name, fn in (("elastic", elastic_report), ("native", native_report)):
+    # The restart path's run is "restart" ("elastic" before the in-place
+    # path had a run of its own).
+    for name, label, fn in (("elastic", "elastic", elastic_report),
+                            ("restart", "elastic", elastic_report),
+                            ("native", "native", native_report)):
         if os.path.isdir(os.path.join(d, name)):
-            res[name] = fn(os.path.join(d, name), params)
+            res[label] = fn(os.path.join(d, name), params)
+    paths_report(d, params)
     if "elastic" in res and "native" in res:
         (fe, se), (fn_, sn) = res["elastic"], res["native"]
         if fe and fn_:

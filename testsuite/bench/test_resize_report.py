@@ -101,6 +101,30 @@ def main():
           "PreemptTime=x\n%f high-submit\n"
           % (T0 + 39, T0 + 39, T0 + 50.2, T0 + 50.1, T0 + 50.0))
     write(os.path.join(n, "high.start"), "%f\n" % (T0 + 60.5))
+    # The in-place path: a shrink, an event that changed nothing, a grow
+    # with warm joiners, a crash (marked by the bench 100 s in).
+    ip = os.path.join(d, "in-place")
+    write(os.path.join(ip, "marks"), "%.3f crash node=n2\n%.3f boot node=n2\n"
+          % (T0 + 100, T0 + 150))
+    write(os.path.join(ip, "out"), "".join([
+        er(1.0, "launch", 0, 4, "members=3"),
+        er(50.0, "event", 0, 4, "cause=raised signal=URG path=in-place"),
+        er(50.2, "resize", 0, 2, "path=in-place world=2 from=4 to=2"),
+        er(50.4, "resized", 0, 2, "path=in-place world=2 ranks=2 seconds=0.4"),
+        rk(50.5, "stepped", 0, 2, 0, "step=300 path=in-place"),
+        er(51.0, "event", 0, 2, "cause=raised signal=URG path=in-place"),
+        er(51.1, "unchanged", 0, 2, "path=in-place world=2"),
+        er(70.0, "event", 0, 2, "cause=membership path=in-place"),
+        er(70.1, "joining", 0, 2, "path=in-place joiners=2"),
+        er(72.0, "resize", 0, 4, "path=in-place world=3 from=2 to=4"),
+        er(72.1, "resized", 0, 4, "path=in-place world=3 ranks=4"),
+        rk(72.3, "stepped", 1, 4, 0, "step=400 path=in-place"),
+        rk(72.4, "stepped", 0, 4, 0, "step=400 path=in-place"),
+        er(130.0, "event", 0, 4, "cause=member-exit job=9 path=in-place"),
+        er(135.0, "resize", 0, 3, "path=in-place world=4 from=4 to=3"),
+        er(135.1, "resized", 0, 3, "path=in-place world=4 ranks=3"),
+        rk(135.2, "stepped", 0, 3, 0, "step=500 path=in-place"),
+    ]))
     res = subprocess.run([sys.executable, os.path.join(HERE, "resize_report.py"), d],
                          capture_output=True, text=True)
     print(res.stdout, end="")
@@ -124,6 +148,22 @@ def main():
         "bench: elastic vs native: preemptor submitted->running 1.20 s vs 10.50 s",
         # 1 node x 31 s + 3 nodes x 19 s = 88 node-seconds
         "bench: elastic: 1000 samples in 88.0 node-seconds held (2 Slurm job record(s)): 11.4 samples per node-second",
+    ]
+    want += [
+        "bench: in-place: resize 1 shrink 4 -> 2 nodes: event -> first step "
+        "at the new size 0.50 s [all joined +0.40 s]",
+        # the unchanged event is no resize; rank 0's step, not rank 1's
+        "bench: in-place: resize 2 grow 2 -> 4 nodes: event -> first step "
+        "at the new size 2.40 s [joiners ready +2.00 s, all joined +2.10 s]; "
+        "joiners ready -> first step 0.40 s",
+        "bench: in-place: resize 3 crash 4 -> 3 nodes: event -> first step "
+        "at the new size 5.20 s",
+        "crash -> launcher's event 30.00 s",
+        "bench: shrink, event -> first step: restart p50 n/a s max n/a s (0); "
+        "in-place p50 0.50 s max 0.50 s (1) (in-place target < 1 s)",
+        "in-place p50 0.40 s max 0.40 s (1) (in-place target < 1 s)",
+        "in-place p50 5.20 s max 5.20 s (1) (in-place target < fault "
+        "timeout 5 + 2 s)",
     ]
     bad = [w for w in want if w not in res.stdout]
     if res.returncode != 0 or bad:
