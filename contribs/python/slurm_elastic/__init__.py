@@ -99,6 +99,7 @@ __all__ = [
     "prev_checkpoint",
     "save_checkpoint",
     "signal_from_name",
+    "size_config_vars",
 ]
 
 #: Signals the event may travel by, as ELASTIC_SIGNAL names them.
@@ -350,6 +351,34 @@ def prev_checkpoint(environ=None) -> Optional[str]:
     ELASTIC_PREV_CHECKPOINT, or None (unset or empty) to start fresh."""
     env = os.environ if environ is None else environ
     return _str(env, "ELASTIC_PREV_CHECKPOINT", _PATH_MAX, required=False)
+
+
+def size_config_vars(nnodes: int, environ=None) -> dict:
+    """The per-size variables at a world of nnodes nodes (``--elastic-size-
+    config``): from ELASTIC_SIZE_CONFIG, the canonical form the job carries
+    ("default A=1 B=2;4 B=3"), the default line's variables, then the size's
+    own over them, as the SPANK plugin sets them at a launch.  {} without
+    one.  An in-place resize applies them (:class:`slurm_elastic.torch.
+    InPlace`), since no launch does."""
+    env = os.environ if environ is None else environ
+    text = env.get("ELASTIC_SIZE_CONFIG", "")
+    default, own = {}, {}
+    for line in text.split(";"):
+        words = line.split(" ")
+        if not words or not words[0]:
+            continue
+        if words[0] == "default":
+            target = default
+        elif words[0].isdigit() and int(words[0]) == nnodes:
+            target = own
+        else:
+            continue
+        for w in words[1:]:
+            name, eq, value = w.partition("=")
+            if eq and name:
+                target[name] = value
+    default.update(own)
+    return default
 
 
 # Checkpoints, named as elastic-run and elasticctl name them (see

@@ -22,7 +22,7 @@ import torch
 import torch.distributed as dist
 
 from . import (EXIT_EVENT, elastic_event_detected, elastic_signal,
-               torch_store_fallback)
+               size_config_vars, torch_store_fallback)
 
 __all__ = ["InPlace", "event_agreed", "init_process_group"]
 
@@ -127,7 +127,10 @@ class InPlace:
     (the step, the samples consumed); ``step_done()`` is called once per
     step, at the same point on every rank, as any collective.
     ``checkpoint`` is called on rank 0 (with no argument) before the
-    ranks exit for the restart path; it must not use collectives.
+    ranks exit for the restart path; it must not use collectives.  After a
+    resize, ``size_vars`` (and os.environ) hold the per-size variables of
+    ``--elastic-size-config`` at the new size (batch size, learning
+    rate...): apply them with the new DDP.
     """
 
     def __init__(self, backend="gloo", timeout=30.0, checkpoint=None,
@@ -141,6 +144,10 @@ class InPlace:
         self.checkpoint = checkpoint
         self.position = {}
         self.resizes = 0
+        #: The per-size variables of the current world (--elastic-size-
+        #: config), also in os.environ: apply them after each resize.
+        self.size_vars = size_config_vars(
+            int(env.get("ELASTIC_NNODES", "0") or 0), env)
         self._objs = {}
         self._job = int(env.get("SLURM_JOB_ID", "0") or 0)
         self._node = env.get("SLURMD_NODENAME", "")
@@ -288,9 +295,14 @@ class InPlace:
                            % (host, w.master_port), rank=rank,
                            world_size=w.size, timeout=self.timeout)
         self._rank, self._size = rank, w.size
+        nnodes = sum(len(nodes) for _, _, nodes in w.members)
         os.environ.update(RANK=str(rank), WORLD_SIZE=str(w.size),
                           MASTER_ADDR=w.master_addr,
-                          MASTER_PORT=str(w.master_port))
+                          MASTER_PORT=str(w.master_port),
+                          ELASTIC_NNODES=str(nnodes))
+        # The per-size overrides a launch at this size would have set.
+        self.size_vars = size_config_vars(nnodes)
+        os.environ.update(self.size_vars)
 
     def _sync(self, src, survived):
         """Every rank of the new world takes src's state; the survivors

@@ -387,5 +387,25 @@ class FreshProcess(unittest.TestCase):
             """, "1 True True")
 
 
+
+class SizeConfig(unittest.TestCase):
+    """size_config_vars: as the SPANK plugin's sizeconf_foreach."""
+
+    def test_default_then_own(self):
+        env = {"ELASTIC_SIZE_CONFIG": "default BATCH=256 LR=0.1;4 LR=0.025;8 BATCH=32"}
+        self.assertEqual(se.size_config_vars(4, env),
+                         {"BATCH": "256", "LR": "0.025"})
+        self.assertEqual(se.size_config_vars(8, env),
+                         {"BATCH": "32", "LR": "0.1"})
+        self.assertEqual(se.size_config_vars(3, env),
+                         {"BATCH": "256", "LR": "0.1"})
+
+    def test_no_default_and_none(self):
+        env = {"ELASTIC_SIZE_CONFIG": "4 B=3;16;65535 C=x"}
+        self.assertEqual(se.size_config_vars(4, env), {"B": "3"})
+        self.assertEqual(se.size_config_vars(16, env), {})
+        self.assertEqual(se.size_config_vars(2, env), {})
+        self.assertEqual(se.size_config_vars(4, {}), {})
+
 if __name__ == "__main__":
     unittest.main()
