@@ -20,8 +20,11 @@
 
 /* Connections: at most this many (a rank holds one). */
 #define IP_CONNS_MAX 65536
-/* An unregistered connection is dropped after this long. */
-#define IP_HELLO_S 10
+/* An unregistered connection is dropped after this long; beyond this
+ * many at once, the oldest is (whoever floods the port cannot keep the
+ * ranks out). */
+#define IP_HELLO_S   10
+#define IP_UNREG_MAX 256
 /* How long a send to one rank may block. */
 #define IP_SEND_S 2
 /* How long joiners have to start and register (import their framework,
@@ -123,6 +126,20 @@ static void conn_drop(struct inplace *ip, size_t i)
 	close(ip->c[i].fd);
 	ip->c[i] = ip->c[--ip->n];
 }
+/* Make room for one more unregistered connection. */
+static void conn_room(struct inplace *ip)
+{
+	size_t i, n = 0, oldest = 0;
+
+	for (i = 0; i < ip->n; i++) {
+		if (ip->c[i].registered)
+			continue;
+		if (!n++ || ip->c[i].since < ip->c[oldest].since)
+			oldest = i;
+	}
+	if (n >= IP_UNREG_MAX)
+		conn_drop(ip, oldest);
+}
 static void conn_accept(struct inplace *ip)
 {
 	struct timeval tv = { IP_SEND_S, 0 };
@@ -133,6 +150,7 @@ static void conn_accept(struct inplace *ip)
 			     SOCK_CLOEXEC | SOCK_NONBLOCK)) >= 0) {
 		struct ip_conn *k;
 
+		conn_room(ip);
 		if (ip->n == ip->cap) {
 			size_t cap = ip->cap ? ip->cap * 2 : 64;
 			void *p = cap <= IP_CONNS_MAX

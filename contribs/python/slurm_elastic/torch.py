@@ -127,14 +127,17 @@ class InPlace:
     (the step, the samples consumed); ``step_done()`` is called once per
     step, at the same point on every rank, as any collective.
     ``checkpoint`` is called on rank 0 (with no argument) before the
-    ranks exit for the restart path; it must not use collectives.  After a
+    ranks exit for the restart path; it must not use collectives.  With
+    ``checkpoint_on_resize`` rank 0 also calls it after each in-place
+    resize (the in-place path needs none: the state lives on in the
+    ranks; periodic checkpoints are the script's, as before).  After a
     resize, ``size_vars`` (and os.environ) hold the per-size variables of
     ``--elastic-size-config`` at the new size (batch size, learning
     rate...): apply them with the new DDP.
     """
 
     def __init__(self, backend="gloo", timeout=30.0, checkpoint=None,
-                 environ=None):
+                 checkpoint_on_resize=False, environ=None):
         from . import inplace
 
         env = os.environ if environ is None else environ
@@ -142,6 +145,7 @@ class InPlace:
         self.timeout = timeout if isinstance(timeout, datetime.timedelta) \
             else datetime.timedelta(seconds=float(timeout))
         self.checkpoint = checkpoint
+        self.checkpoint_on_resize = checkpoint_on_resize
         self.position = {}
         self.resizes = 0
         #: The per-size variables of the current world (--elastic-size-
@@ -282,6 +286,8 @@ class InPlace:
         self._sync(w.src, survived=True)
         self._joined()
         self.resizes += 1
+        if self.checkpoint_on_resize and self.checkpoint and self._rank == 0:
+            self.checkpoint()
         return True
 
     def _init(self, w):
