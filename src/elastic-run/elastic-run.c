@@ -578,11 +578,10 @@ static int round_once(struct rounds *x)
 			break;
 	}
 	/* Ranks on the world channel heed its word, not the signal. */
-	if (w.stopping && inplace_capable(c, &x->ms))
-		inplace_abandon(c, true);
-	if (w.cause)
+	if (w.cause) {
+		inplace_abandon(c, w.stopping);
 		end_launch(c, x->src, &x->l, &x->ms, x->restart, &w);
-	else
+	} else
 		ckpt_pass(c, x->restart, x->ms.nnodes);
 	observe(c, x->src, &x->ms, &x->l, &w, &obs);
 	obs.failures = x->failures;

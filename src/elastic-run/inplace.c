@@ -53,8 +53,9 @@ struct inplace {
 	char addr[300];
 	struct ip_conn *c;
 	size_t n, cap;
-	uint64_t world; /* the last world launched or published */
-	bool joining;	/* joiners are starting: their ranks register */
+	uint64_t world;	  /* the last world launched or published */
+	uint64_t capable; /* the last world all of whose ranks registered */
+	bool joining;	  /* joiners are starting: their ranks register */
 };
 
 static struct inplace the_ip = { .lfd = -1 };
@@ -305,12 +306,21 @@ static size_t in_world(const struct inplace *ip, uint64_t w)
 			n++;
 	return n;
 }
-/* Do all the ranks of the launch use the in-place API? */
+/*
+ * Do all the ranks of the world use the in-place API?  Once they all
+ * registered, it stays so for the world: ranks that died since (a node
+ * crashed) are the resize's to handle, in place or by falling back.
+ */
 bool inplace_capable(const struct config *c, const struct members *ms)
 {
-	return c->ip && !c->mpirun &&
-	       in_world(c->ip, c->ip->world) >=
-		   (size_t)ms->nnodes * c->nproc_per_node;
+	struct inplace *ip = c->ip;
+
+	if (!ip || c->mpirun)
+		return false;
+	if (ip->capable != ip->world &&
+	    in_world(ip, ip->world) >= (size_t)ms->nnodes * c->nproc_per_node)
+		ip->capable = ip->world;
+	return ip->capable == ip->world;
 }
 /* Warm joiners of member job `job`. */
 static size_t joiners_of(const struct inplace *ip, uint32_t job)
@@ -422,12 +432,18 @@ static int publish(const struct config *c, enum inplace_path path,
 	free(payload);
 	return 0;
 }
-/* Tell the ranks to take the restart path, or that the job ends. */
+/* Tell the ranks on the channel to take the restart path, or that the
+ * job ends: they heed its word, not the event signal. */
 void inplace_abandon(const struct config *c, bool stop)
 {
 	static const struct members none;
+	size_t i;
 
-	if (c->ip && c->ip->n)
+	if (!c->ip)
+		return;
+	for (i = 0; i < c->ip->n && !c->ip->c[i].registered; i++)
+		;
+	if (i < c->ip->n)
 		publish(c, stop ? INPLACE_STOP : INPLACE_RESTART, &none, 0, 0);
 }
 
@@ -563,15 +579,17 @@ static bool diff_worlds(const struct config *c, const struct members *cur,
 			     j < cur->n && cur->m[j].job_id != nm->m[i].job_id;
 			     j++)
 				;
-			if (l->done[k]) {
-				snprintf(d->why, sizeof(d->why),
-					 "job=%u ranks-ended", l->job[k]);
-				return false;
-			}
+			/* The cause first: a lost node ends the member's
+			 * step too. */
 			if (j == cur->n ||
 			    strcmp(member_nodes(cur, j), member_nodes(nm, i))) {
 				snprintf(d->why, sizeof(d->why),
 					 "job=%u nodes-changed", l->job[k]);
+				return false;
+			}
+			if (l->done[k]) {
+				snprintf(d->why, sizeof(d->why),
+					 "job=%u ranks-ended", l->job[k]);
 				return false;
 			}
 			d->stay++;
@@ -734,6 +752,7 @@ bool inplace_resize(const struct config *c, struct source *src,
 	timeline("resized", restart, ms->nnodes,
 		 "path=in-place world=%llu ranks=%zu seconds=%.3f",
 		 (unsigned long long)wn, want, now_s() - t0);
+	c->ip->capable = wn;
 	report_up(c, src, ms);
 	ok = true;
 out:

@@ -88,6 +88,8 @@ void watch_launch(const struct config *c, struct source *src,
 		}
 		inplace_serve(c, sen->fd, POLL_MS);
 		inplace_reap();
+		/* Noted while all the ranks live. */
+		inplace_capable(c, ms);
 	}
 
 	/* The ranks all exited: was it an event whose signal reaches us

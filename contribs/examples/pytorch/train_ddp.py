@@ -465,7 +465,7 @@ def train_in_place(args):
                                  % (el.rank, el.world_size, os.getpid())),
                     "a")
     slog = open_log()
-    order_epoch, order, first = -1, None, False
+    order_epoch, order, first = -1, None, True
     while el.position["consumed"] < total:
         p = el.position
         epoch, offset = divmod(p["consumed"], n)
