@@ -11,19 +11,9 @@
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 
+#include "common/apiauth.h"
+#include "common/parse.h"
 #include "inplace.h"
-
-static void hex(const unsigned char *b, size_t n, char *out)
-{
-	static const char d[] = "0123456789abcdef";
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		out[2 * i] = d[b[i] >> 4];
-		out[2 * i + 1] = d[b[i] & 15];
-	}
-	out[2 * n] = '\0';
-}
 
 int inplace_random_hex(char *out, size_t n)
 {
@@ -31,7 +21,7 @@ int inplace_random_hex(char *out, size_t n)
 
 	if (n > sizeof(b) || getrandom(b, n, 0) != (ssize_t)n)
 		return -1;
-	hex(b, n, out);
+	apiauth_hex(b, n, out);
 	return 0;
 }
 
@@ -44,7 +34,7 @@ int inplace_mac(const char *token, const void *msg, size_t len, char *mac)
 		  &mdlen) ||
 	    mdlen * 2 != INPLACE_MAC_HEX)
 		return -1;
-	hex(md, mdlen, mac);
+	apiauth_hex(md, mdlen, mac);
 	return 0;
 }
 
@@ -69,17 +59,9 @@ static bool is_hex(const char *s, size_t n)
 /* A decimal number of at most 19 digits, no sign, no blanks. */
 static bool dec(const char *s, uint64_t max, uint64_t *out)
 {
-	uint64_t v = 0;
-	size_t i;
+	unsigned long v;
 
-	if (!s[0] || strlen(s) > 19)
-		return false;
-	for (i = 0; s[i]; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return false;
-		v = v * 10 + (uint64_t)(s[i] - '0');
-	}
-	if (v > max)
+	if (strlen(s) > 19 || parse_uint(s, 0, max, &v) != PARSE_OK)
 		return false;
 	*out = v;
 	return true;
