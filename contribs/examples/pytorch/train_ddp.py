@@ -231,6 +231,56 @@ def full_loss(model, x, y):
         return torch.nn.functional.mse_loss(model(x), y).item()
 
 
+def save_state(args, ckpt_dir, model, opt, step, consumed, initial_loss,
+               world):
+    """The checkpoint of step (rank 0): atomic, named for the steps done,
+    ckpt-<step>.pt; its path."""
+    return slurm_elastic.save_checkpoint({
+        "model": model.state_dict(),
+        "optimizer": opt.state_dict(),
+        "step": step,
+        "samples_consumed": consumed,
+        "initial_loss": initial_loss,
+        "world_size": world,
+        "config": {k: getattr(args, k) for k in
+                   ("samples", "features", "seed", "global_batch")},
+    }, step, directory=ckpt_dir)
+
+
+def resume(args, ckpt_dir, rank, model, opt, device):
+    """Every rank loads the newest checkpoint rank 0 picks (a collective):
+    (path, step, samples consumed, initial loss), or (None, ...) for a
+    fresh start, where the initial loss is None."""
+    pick = [newest_checkpoint(ckpt_dir) if rank == 0 else None]
+    dist.broadcast_object_list(pick, src=0)
+    if not pick[0]:
+        return None, 0, 0, None
+    ck = torch.load(pick[0], map_location=device)
+    for k in ("samples", "features", "seed"):
+        if ck["config"][k] != getattr(args, k):
+            sys.exit("train_ddp: %s: --%s=%s but the checkpoint has %s"
+                     % (pick[0], k, getattr(args, k), ck["config"][k]))
+    model.load_state_dict(ck["model"])
+    opt.load_state_dict(ck["optimizer"])
+    return pick[0], ck["step"], ck["samples_consumed"], ck["initial_loss"]
+
+
+def train_step(args, ddp, opt, xb, yb, world, batch_len, mine_len):
+    """One step on this rank's share (xb, yb) of a global batch of
+    batch_len samples; its summed squared error."""
+    opt.zero_grad(set_to_none=True)
+    sqerr = ((ddp(xb) - yb) ** 2).sum()
+    # DDP averages gradients over ranks; scaling by world / batch makes
+    # the gradient the mean over the global batch at any world size.
+    (sqerr * (world / batch_len)).backward()
+    opt.step()
+    if args.step_sleep:
+        time.sleep(args.step_sleep)
+    if args.sample_sleep:
+        time.sleep(args.sample_sleep * mine_len)
+    return sqerr
+
+
 def main(argv=None):
     args = parse_args(argv)
     if args.in_place:
@@ -265,22 +315,13 @@ def main(argv=None):
     initial_loss = full_loss(model, x_all.to(device), y_all.to(device))
 
     # Rank 0 picks the checkpoint so that every rank loads the same one.
-    pick = [newest_checkpoint(ckpt_dir) if rank == 0 else None]
-    dist.broadcast_object_list(pick, src=0)
-    if pick[0]:
-        ck = torch.load(pick[0], map_location=device)
-        for k in ("samples", "features", "seed"):
-            if ck["config"][k] != getattr(args, k):
-                sys.exit("train_ddp: %s: --%s=%s but the checkpoint has %s"
-                         % (pick[0], k, getattr(args, k), ck["config"][k]))
-        model.load_state_dict(ck["model"])
-        opt.load_state_dict(ck["optimizer"])
-        step, consumed = ck["step"], ck["samples_consumed"]
-        initial_loss = ck["initial_loss"]
+    path, s0, c0, l0 = resume(args, ckpt_dir, rank, model, opt, device)
+    if path:
+        step, consumed, initial_loss = s0, c0, l0
     if rank == 0:
         print("train_ddp: world %d restart %d %s at step %d, samples "
               "consumed %d, backend %s"
-              % (world, restarts, ("resumed from %s" % pick[0]) if pick[0]
+              % (world, restarts, ("resumed from %s" % path) if path
                  else "fresh start", step, consumed, dist.get_backend()),
               flush=True)
 
@@ -291,17 +332,8 @@ def main(argv=None):
 
     def checkpoint():
         if rank == 0 and ckpt_dir:
-            # Atomic, named for the steps done: ckpt-<step>.pt.
-            return slurm_elastic.save_checkpoint({
-                "model": model.state_dict(),
-                "optimizer": opt.state_dict(),
-                "step": step,
-                "samples_consumed": consumed,
-                "initial_loss": initial_loss,
-                "world_size": world,
-                "config": {k: getattr(args, k) for k in
-                           ("samples", "features", "seed", "global_batch")},
-            }, step, directory=ckpt_dir)
+            return save_state(args, ckpt_dir, model, opt, step, consumed,
+                              initial_loss, world)
         return None
 
     slog = None
@@ -322,16 +354,8 @@ def main(argv=None):
         mine = torch.tensor_split(batch, world)[rank]
         xb, yb = x_all[mine.to(device)], y_all[mine.to(device)]
 
-        opt.zero_grad(set_to_none=True)
-        sqerr = ((ddp(xb) - yb) ** 2).sum()
-        # DDP averages gradients over ranks; scaling by world / batch makes
-        # the gradient the mean over the global batch at any world size.
-        (sqerr * (world / len(batch))).backward()
-        opt.step()
-        if args.step_sleep:
-            time.sleep(args.step_sleep)
-        if args.sample_sleep:
-            time.sleep(args.sample_sleep * len(mine))
+        sqerr = train_step(args, ddp, opt, xb, yb, world, len(batch),
+                           len(mine))
 
         step += 1
         consumed += len(batch)
@@ -399,7 +423,6 @@ def train_in_place(args):
     same checkpoints and sample logs, but a resize keeps the processes."""
     _, _, local_rank, restarts = world_from_env()
     ckpt_dir = args.checkpoint_dir or slurm_elastic.checkpoint_dir()
-    pos = {}
 
     def timeline(event, fmt="", t=None):
         print("train_ddp: %s event=%s rank=%d world=%d restart=%d%s"
@@ -408,15 +431,9 @@ def train_in_place(args):
 
     def checkpoint():
         if el.rank == 0 and ckpt_dir:
-            return slurm_elastic.save_checkpoint({
-                "model": model.state_dict(), "optimizer": opt.state_dict(),
-                "step": el.position["step"],
-                "samples_consumed": el.position["consumed"],
-                "initial_loss": el.position["initial_loss"],
-                "world_size": el.world_size,
-                "config": {k: getattr(args, k) for k in
-                           ("samples", "features", "seed", "global_batch")},
-            }, el.position["step"], directory=ckpt_dir)
+            p = el.position
+            return save_state(args, ckpt_dir, model, opt, p["step"],
+                              p["consumed"], p["initial_loss"], el.world_size)
         return None
 
     el = slurm_elastic.torch.InPlace(
@@ -431,18 +448,13 @@ def train_in_place(args):
     el.carry(model=model, optimizer=opt)
     how = "joined"
     if not el.joining:
-        pos = {"step": 0, "consumed": 0,
-               "initial_loss": full_loss(model, x_all, y_all)}
-        pick = [newest_checkpoint(ckpt_dir) if el.rank == 0 else None]
-        dist.broadcast_object_list(pick, src=0)
-        if pick[0]:
-            ck = torch.load(pick[0])
-            model.load_state_dict(ck["model"])
-            opt.load_state_dict(ck["optimizer"])
-            pos = {"step": ck["step"], "consumed": ck["samples_consumed"],
-                   "initial_loss": ck["initial_loss"]}
-        how = ("resumed from %s" % pick[0]) if pick[0] else "fresh start"
-        el.position = pos
+        path, step, consumed, loss0 = resume(args, ckpt_dir, el.rank,
+                                             model, opt, "cpu")
+        if loss0 is None:
+            loss0 = full_loss(model, x_all, y_all)
+        how = ("resumed from %s" % path) if path else "fresh start"
+        el.position = {"step": step, "consumed": consumed,
+                       "initial_loss": loss0}
     el.start()
     if el.rank == 0:
         print("train_ddp: world %d restart %d %s at step %d, samples "
@@ -475,14 +487,8 @@ def train_in_place(args):
         world, rank = el.world_size, el.rank
         mine = torch.tensor_split(batch, world)[rank]
         try:
-            opt.zero_grad(set_to_none=True)
-            sqerr = ((ddp(x_all[mine]) - y_all[mine]) ** 2).sum()
-            (sqerr * (world / len(batch))).backward()
-            opt.step()
-            if args.step_sleep:
-                time.sleep(args.step_sleep)
-            if args.sample_sleep:
-                time.sleep(args.sample_sleep * len(mine))
+            train_step(args, ddp, opt, x_all[mine], y_all[mine], world,
+                       len(batch), len(mine))
             p["step"] += 1
             p["consumed"] += len(batch)
             # Rank 0 logs the whole global batch once its update is done:
