@@ -25,9 +25,10 @@ static const char usage[] =
     "         [--step N] [--speed X] [--reclaim-ratio R] [--seed S]\n"
     "         [--grace S] [--scale-delay S] [--fault-timeout S]\n"
     "         [--ondemand-fallback never|below-min|always] [--rate R]\n"
-    "         [--ckpt S] [--ckpt-every S] [--restart S] [--resize S]\n"
-    "         [--start S] [--detect S] [--requeue S] [--queue-wait S]\n"
-    "         [--tick MS] [--exact-passes] [--schedule]\n"
+    "         [--ckpt S] [--ckpt-every S] [--restart S] [--stop S]\n"
+    "         [--resize S] [--start S] [--detect S] [--requeue S]\n"
+    "         [--queue-wait S]"
+    " [--tick MS] [--exact-passes] [--schedule]\n"
     "         [--target SAMPLES] [--spot-price P] [--ondemand-price P]\n"
     "         [--policies LIST] [--plot PREFIX] [--period S]\n";
 
@@ -192,41 +193,26 @@ static int write_plot(const char *prefix, const char *title, struct series *ser,
 
 int main(int argc, char **argv)
 {
-	static const struct option lo[] = { { "trace", 1, 0, 't' },
-					    { "synthetic", 1, 0, 'y' },
-					    { "nodes", 1, 0, 'n' },
-					    { "ondemand", 1, 0, 'o' },
-					    { "groups", 1, 0, 'g' },
-					    { "min", 1, 0, 1 },
-					    { "max", 1, 0, 2 },
-					    { "step", 1, 0, 3 },
-					    { "speed", 1, 0, 4 },
-					    { "reclaim-ratio", 1, 0, 5 },
-					    { "seed", 1, 0, 6 },
-					    { "grace", 1, 0, 7 },
-					    { "scale-delay", 1, 0, 8 },
-					    { "fault-timeout", 1, 0, 9 },
-					    { "rate", 1, 0, 10 },
-					    { "ckpt", 1, 0, 11 },
-					    { "ckpt-every", 1, 0, 12 },
-					    { "restart", 1, 0, 13 },
-					    { "resize", 1, 0, 14 },
-					    { "start", 1, 0, 15 },
-					    { "detect", 1, 0, 16 },
-					    { "requeue", 1, 0, 17 },
-					    { "tick", 1, 0, 18 },
-					    { "target", 1, 0, 19 },
-					    { "spot-price", 1, 0, 20 },
-					    { "ondemand-price", 1, 0, 21 },
-					    { "policies", 1, 0, 22 },
-					    { "plot", 1, 0, 23 },
-					    { "period", 1, 0, 24 },
-					    { "ondemand-fallback", 1, 0, 25 },
-					    { "queue-wait", 1, 0, 26 },
-					    { "exact-passes", 0, 0, 27 },
-					    { "schedule", 0, 0, 28 },
-					    { "help", 0, 0, 'h' },
-					    { 0, 0, 0, 0 } };
+	static const struct option lo[] = {
+		{ "trace", 1, 0, 't' },	    { "synthetic", 1, 0, 'y' },
+		{ "nodes", 1, 0, 'n' },	    { "ondemand", 1, 0, 'o' },
+		{ "groups", 1, 0, 'g' },    { "min", 1, 0, 1 },
+		{ "max", 1, 0, 2 },	    { "step", 1, 0, 3 },
+		{ "speed", 1, 0, 4 },	    { "reclaim-ratio", 1, 0, 5 },
+		{ "seed", 1, 0, 6 },	    { "grace", 1, 0, 7 },
+		{ "scale-delay", 1, 0, 8 }, { "fault-timeout", 1, 0, 9 },
+		{ "rate", 1, 0, 10 },	    { "ckpt", 1, 0, 11 },
+		{ "ckpt-every", 1, 0, 12 }, { "restart", 1, 0, 13 },
+		{ "resize", 1, 0, 14 },	    { "start", 1, 0, 15 },
+		{ "detect", 1, 0, 16 },	    { "requeue", 1, 0, 17 },
+		{ "tick", 1, 0, 18 },	    { "target", 1, 0, 19 },
+		{ "spot-price", 1, 0, 20 }, { "ondemand-price", 1, 0, 21 },
+		{ "policies", 1, 0, 22 },   { "plot", 1, 0, 23 },
+		{ "period", 1, 0, 24 },	    { "ondemand-fallback", 1, 0, 25 },
+		{ "queue-wait", 1, 0, 26 }, { "exact-passes", 0, 0, 27 },
+		{ "schedule", 0, 0, 28 },   { "stop", 1, 0, 29 },
+		{ "help", 0, 0, 'h' },	    { 0, 0, 0, 0 }
+	};
 	struct goodsim_params p;
 	const char *trace_path = NULL, *synth = NULL, *plot = NULL;
 	bool run[GOODSIM_NPOLICIES] = { true, true, true, true };
@@ -354,6 +340,9 @@ int main(int argc, char **argv)
 		case 13:
 			p.restart_s = d;
 			break;
+		case 29:
+			p.stop_s = d;
+			break;
 		case 14:
 			p.resize_s = d;
 			break;
@@ -454,12 +443,13 @@ int main(int argc, char **argv)
 	       "fault timeout %u s; client %.0f samples/s per node, linear\n",
 	       p.groups, p.groups == 1 ? "" : "s", p.min, p.max, p.step,
 	       p.scale_delay_s, p.fault_timeout_s, p.rate);
-	printf("  costs: checkpoint %.1f s every %.0f s, restart %.1f s, our "
+	printf("  costs: checkpoint %.1f s every %.0f s, restart %.1f s (the "
+	       "world picked after %.1f s), our "
 	       "resize %.1f s, job start %.1f s, crash seen %.0f s, requeue "
 	       "%.0f s, queue wait %.0f s; prices $%.2f spot, $%.2f on-demand "
 	       "per node-hour\n",
-	       p.ckpt_s, p.ckpt_every_s, p.restart_s, p.resize_s, p.start_s,
-	       p.detect_s, p.requeue_s, p.queue_wait_s, p.spot_price,
+	       p.ckpt_s, p.ckpt_every_s, p.restart_s, p.stop_s, p.resize_s,
+	       p.start_s, p.detect_s, p.requeue_s, p.queue_wait_s, p.spot_price,
 	       p.ondemand_price);
 	for (int k = 0; k < GOODSIM_NPOLICIES; k++) {
 		double t0 = now_s();

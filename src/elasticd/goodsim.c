@@ -74,6 +74,7 @@ struct ggroup {
 	int64_t due[WAKE_MAX];
 	unsigned ndue;
 	int64_t awake_ms; /* exact_passes: every tick until then */
+	int64_t pick_ms;  /* ELASTIC: a relaunch's world is picked then */
 	int64_t next_pass_ms;
 	int32_t *jobs; /* ELASTIC: indices of its jobs */
 	size_t njobs, cap;
@@ -186,6 +187,8 @@ int goodsim_check(const struct goodsim_params *p, elastic_error_t *err)
 	CHECK(p->tick_ms >= 10 && p->tick_ms <= 60000,
 	      "tick: %u ms: not 10..60000", p->tick_ms);
 	CHECK(isfinite(p->rate) && p->rate > 0, "rate: %g: not > 0", p->rate);
+	CHECK(finite_nonneg(p->stop_s) && p->stop_s <= p->restart_s,
+	      "stop: %g s: not 0..restart (%g s)", p->stop_s, p->restart_s);
 	CHECK(finite_nonneg(p->ckpt_s) && finite_nonneg(p->restart_s) &&
 		  finite_nonneg(p->resize_s) && finite_nonneg(p->start_s) &&
 		  finite_nonneg(p->detect_s) && finite_nonneg(p->requeue_s) &&
@@ -621,7 +624,6 @@ static int follow_world(struct sim *s, struct ggroup *g)
 			": %u nodes\n",
 			(double)s->now / 1000, g->id, st.generation,
 			st.world_nodes);
-	s->res.resizes += g->tr.state != T_IDLE || g->tr.world;
 	for (size_t i = 0; i < g->njobs; i++)
 		s->job[g->jobs[i]].in_world = false;
 	for (size_t i = 0; i < st.nworld && i <= GROUP_MAX_SLOTS; i++) {
@@ -630,8 +632,19 @@ static int follow_world(struct sim *s, struct ggroup *g)
 		if (j)
 			j->in_world = true;
 	}
-	training = g->tr.state != T_IDLE;
+	/* Before the old ranks are down the relaunch has not picked its
+	 * world yet: it starts the newest, at no more cost. */
+	if (g->tr.state == T_WAIT && s->now < g->pick_ms && st.world_nodes) {
+		g->tr.world = st.world_nodes;
+		return 0;
+	}
+	s->res.resizes += g->tr.state != T_IDLE || g->tr.world;
+	/* Only ranks that train have a checkpoint to write. */
+	train_to(s, &g->tr, s->now);
+	training = g->tr.state == T_TRAIN;
 	train_stop(s, &g->tr, s->now);
+	g->pick_ms =
+	    s->now + ms_of((training ? s->p->ckpt_s : 0) + s->p->stop_s);
 	train_resume(&g->tr, st.world_nodes,
 		     s->now + ms_of((training ? s->p->ckpt_s : 0) +
 				    s->p->restart_s + s->p->resize_s));

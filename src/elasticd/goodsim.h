@@ -74,10 +74,14 @@ struct goodsim_params {
 	double ckpt_s;	     /* a checkpoint's write */
 	double ckpt_every_s; /* periodic checkpoints, of wall time */
 	double restart_s;    /* ranks up again: start, rendezvous, load */
-	double resize_s;     /* our own overhead per world change */
-	double start_s;	     /* a job allocated to its batch running */
-	double detect_s;     /* a crash to Slurm knowing (SlurmdTimeout) */
-	double requeue_s;    /* native: requeued job eligible again */
+	/* Of restart_s (slurm-elastic), the part before the launcher picks
+	 * the new world (the old ranks' end): world changes in it are taken
+	 * by the same relaunch, as elastic-run does.  0: none is. */
+	double stop_s;
+	double resize_s;  /* our own overhead per world change */
+	double start_s;	  /* a job allocated to its batch running */
+	double detect_s;  /* a crash to Slurm knowing (SlurmdTimeout) */
+	double requeue_s; /* native: requeued job eligible again */
 	/* A job submitted again (restart-at-size, a requeue) waits this in
 	 * the queue before it may start: 0 on a cluster of its own. */
 	double queue_wait_s;

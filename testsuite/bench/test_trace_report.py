@@ -51,6 +51,13 @@ def main():
               + "%.3f  step 999 epoch 0 samples 1 loss 0.5 world 4\n"
               % (T0 + 200))
         write(e + "/window", "%.3f %.3f\n" % (T0, T0 + 100))
+        # Two events before one relaunch (3.5 s after the first), then
+        # one 1.5 s before its relaunch: a stop phase of 2.5 s (median).
+        tl = "elastic-run: 2027-01-15T08:00:%06.3fZ event=%s restart=0\n"
+        write(e + "/out", tl % (0, "launch") + tl % (50, "event")
+              + "train_ddp: a line of the ranks\n" + tl % (51, "event")
+              + tl % (53.5, "relaunch") + tl % (54, "ranks-up")
+              + tl % (57, "event") + tl % (58.5, "relaunch"))
         write(e + "/sacct", "7|elastic|n[17-18]|100|COMPLETED|elastic:v1\n"
                             "8|unit|n[1-2]|45|CANCELLED|elastic-unit:v1\n"
                             "9|reclaim|n3|30|CANCELLED|\n")
@@ -90,6 +97,10 @@ def main():
           "(native, which never relaunched, gets the runs' median)",
           "slurm-elastic 6.0 s (1), native-requeue 6.0 s (0)" in text and
           args.count("--restart 6.00") == 2)
+    check("slurm-elastic's stop phase (event to relaunch, 2.5 s) passed "
+          "as --stop; 0 for native",
+          "--restart 6.00 --stop 2.50 --policies slurm-elastic" in args and
+          "--stop 0.00 --policies native-requeue" in args)
     check("the simulator runs each policy with the oracle",
           "--policies slurm-elastic,oracle" in args and
           "--policies native-requeue,oracle" in args)

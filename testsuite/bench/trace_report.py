@@ -10,6 +10,7 @@ a second per node are measured on the runs: the median of the rate per
 node over the seconds the world did not change and the training moved.
 """
 import argparse
+import datetime
 import re
 import shutil
 import statistics
@@ -87,6 +88,34 @@ def relaunch_gaps(rows):
             last = (t, w)
         prev_c = c
     return gaps
+
+
+TIMELINE = re.compile(r"^elastic-run: (\d{4}-\d\d-\d\dT[\d:.]+)Z "
+                      r"event=(event|relaunch|launch) ")
+
+
+def stop_phases(path):
+    """Seconds from an event to the relaunch that follows it, in
+    elastic-run's timeline (its output): the new world is picked then,
+    once the old ranks are down; events between are taken by it."""
+    phases, since = [], None
+    try:
+        with open(path, errors="replace") as f:
+            for line in f:
+                m = TIMELINE.match(line)
+                if not m:
+                    continue
+                t = datetime.datetime.fromisoformat(m.group(1)).timestamp()
+                if m.group(2) == "event":
+                    since = t if since is None else since
+                elif m.group(2) == "relaunch" and since is not None:
+                    phases.append(t - since)
+                    since = None
+                else:
+                    since = None
+    except OSError:
+        pass
+    return phases
 
 
 def time_to(rows, target):
@@ -177,7 +206,7 @@ def main():
     ap.add_argument("policies", nargs="+")
     a = ap.parse_args()
 
-    runs, rates, gaps = {}, [], {}
+    runs, rates, gaps, stops = {}, [], {}, []
     for p in a.policies:
         d = "%s/%s" % (a.out, p)
         try:
@@ -190,6 +219,8 @@ def main():
         pos, repeated, r = run_figures(rows, duration)
         rates += r
         gaps[p] = relaunch_gaps(rows)
+        if p == "slurm-elastic":
+            stops = stop_phases(d + "/out")
         runs[p] = (rows, duration, pos, repeated,
                    node_seconds(d + "/sacct", a.nodes))
     if not runs or not rates:
@@ -205,10 +236,14 @@ def main():
     sim, texts, gap_of = {}, [], {}
     for p in runs:
         gap_of[p] = statistics.median(gaps[p]) if gaps[p] else gap_all
+        # elastic-run takes the world changes before the old ranks are
+        # down in one relaunch: that part of it, as measured.
+        stop = min(statistics.median(stops), gap_of[p]) \
+            if p == "slurm-elastic" and stops else 0
         table, text = sim_table(a.goodput, a.sim_args.split() + [
             "--rate", "%.3f" % rate, "--ckpt", "0", "--resize", "0",
-            "--start", "0",
-            "--restart", "%.2f" % gap_of[p], "--policies", p + ",oracle"])
+            "--start", "0", "--restart", "%.2f" % gap_of[p],
+            "--stop", "%.2f" % stop, "--policies", p + ",oracle"])
         sim[p] = table.get(p, (0, 0))
         sim["oracle"] = table.get("oracle", (0, 0))
         texts.append(text)

@@ -146,6 +146,43 @@ static void test_reclaim(void **state)
 	assert_int_equal(e.resizes, 2);
 }
 
+/* Nodes d and c are reclaimed 5 s apart.  elastic-run picks the new
+ * world only once the old ranks are down (stop_s after the first
+ * change): the second change is then taken by the same relaunch, and
+ * the training starts 3 s sooner than after two relaunches. */
+static void test_coalesce(void **state)
+{
+	static const char two[] = "0,add,a\n0,add,b\n0,add,c\n0,add,d\n"
+				  "1800000,remove,d\n1805000,remove,c\n"
+				  "3600000,remove,b\n";
+	struct goodsim_params p;
+	struct goodsim_result apart, once;
+	elastic_error_t err;
+
+	(void)state;
+	params(&p);
+	p.restart_s = 8;
+	apart = run(&p, two, GOODSIM_ELASTIC);
+	p.stop_s = 6;
+	once = run(&p, two, GOODSIM_ELASTIC);
+	/* formed; then 5 and 4 nodes apart, or only 4 */
+	assert_int_equal(apart.resizes, 3);
+	assert_int_equal(once.resizes, 2);
+	/* 3 s of 4 nodes at 10 a node, give or take a tick */
+	if (once.samples - apart.samples < 80 ||
+	    once.samples - apart.samples > 160)
+		fail_msg("coalesced: %.0f more samples, not about 120",
+			 once.samples - apart.samples);
+	/* a change after the pick (its checkpoint, 2 s, then 2 s) is a
+	 * relaunch again */
+	p.stop_s = 2;
+	assert_int_equal(run(&p, two, GOODSIM_ELASTIC).resizes, 3);
+	/* the part before the pick is a part of the relaunch */
+	p.stop_s = 9;
+	assert_int_equal(goodsim_check(&p, &err), -1);
+	assert_non_null(strstr(err.text, "stop"));
+}
+
 /* Node d crashes half-way: the work since the last checkpoint is done
  * again, never more than a checkpoint period of it. */
 static void test_crash(void **state)
@@ -272,6 +309,7 @@ int main(void)
 		cmocka_unit_test(test_oracle),
 		cmocka_unit_test(test_steady),
 		cmocka_unit_test(test_reclaim),
+		cmocka_unit_test(test_coalesce),
 		cmocka_unit_test(test_crash),
 		cmocka_unit_test(test_check),
 		cmocka_unit_test(test_synthetic),
