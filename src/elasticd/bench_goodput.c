@@ -26,10 +26,11 @@ static const char usage[] =
     "         [--grace S] [--scale-delay S] [--fault-timeout S]\n"
     "         [--ondemand-fallback never|below-min|always] [--rate R]\n"
     "         [--ckpt S] [--ckpt-every S] [--restart S] [--stop S]\n"
-    "         [--resize S] [--start S] [--detect S] [--requeue S]\n"
-    "         [--queue-wait S]"
-    " [--tick MS] [--exact-passes] [--schedule]\n"
-    "         [--target SAMPLES] [--spot-price P] [--ondemand-price P]\n"
+    "         [--resize S] [--inplace S] [--join S] [--start S]\n"
+    "         [--detect S] [--requeue S]"
+    " [--queue-wait S] [--tick MS] [--exact-passes]\n"
+    "         [--schedule]"
+    " [--target SAMPLES] [--spot-price P] [--ondemand-price P]\n"
     "         [--policies LIST] [--plot PREFIX] [--period S]\n";
 
 struct series {
@@ -211,11 +212,12 @@ int main(int argc, char **argv)
 		{ "period", 1, 0, 24 },	    { "ondemand-fallback", 1, 0, 25 },
 		{ "queue-wait", 1, 0, 26 }, { "exact-passes", 0, 0, 27 },
 		{ "schedule", 0, 0, 28 },   { "stop", 1, 0, 29 },
+		{ "inplace", 1, 0, 30 },    { "join", 1, 0, 31 },
 		{ "help", 0, 0, 'h' },	    { 0, 0, 0, 0 }
 	};
 	struct goodsim_params p;
 	const char *trace_path = NULL, *synth = NULL, *plot = NULL;
-	bool run[GOODSIM_NPOLICIES] = { true, true, true, true };
+	bool run[GOODSIM_NPOLICIES] = { true, true, true, true, true };
 	bool nodes_given = false, od_given = false, max_given = false;
 	bool schedule = false;
 	struct series ser[GOODSIM_NPOLICIES] = { 0 };
@@ -258,7 +260,7 @@ int main(int argc, char **argv)
 				if (k == GOODSIM_NPOLICIES)
 					return fail(
 					    "--policies", w,
-					    "not slurm-elastic, "
+					    "not slurm-elastic, in-place, "
 					    "native-requeue, "
 					    "restart-at-size or oracle");
 				run[k] = true;
@@ -345,6 +347,12 @@ int main(int argc, char **argv)
 			break;
 		case 14:
 			p.resize_s = d;
+			break;
+		case 30:
+			p.inplace_s = d;
+			break;
+		case 31:
+			p.join_s = d;
 			break;
 		case 15:
 			p.start_s = d;
@@ -445,12 +453,13 @@ int main(int argc, char **argv)
 	       p.scale_delay_s, p.fault_timeout_s, p.rate);
 	printf("  costs: checkpoint %.1f s every %.0f s, restart %.1f s (the "
 	       "world picked after %.1f s), our "
-	       "resize %.1f s, job start %.1f s, crash seen %.0f s, requeue "
+	       "resize %.1f s, in place %.1f s (joiners ready %.1f s), job "
+	       "start %.1f s, crash seen %.0f s, requeue "
 	       "%.0f s, queue wait %.0f s; prices $%.2f spot, $%.2f on-demand "
 	       "per node-hour\n",
 	       p.ckpt_s, p.ckpt_every_s, p.restart_s, p.stop_s, p.resize_s,
-	       p.start_s, p.detect_s, p.requeue_s, p.queue_wait_s, p.spot_price,
-	       p.ondemand_price);
+	       p.inplace_s, p.join_s, p.start_s, p.detect_s, p.requeue_s,
+	       p.queue_wait_s, p.spot_price, p.ondemand_price);
 	for (int k = 0; k < GOODSIM_NPOLICIES; k++) {
 		double t0 = now_s();
 

@@ -61,6 +61,10 @@ struct gtrain {
 	int64_t seg_ms;	 /* T_TRAIN: training since (after a pause) */
 	int64_t ckpt_ms; /* T_TRAIN: the next periodic checkpoint */
 	int64_t wait_ms; /* T_WAIT: training at world from then */
+	/* In place, T_TRAIN: the world becomes next at switch_ms (the
+	 * joiners ready), after a pause of inplace_s; 0: no grow pending. */
+	unsigned next;
+	int64_t switch_ms;
 	double done, ckpt;
 };
 
@@ -115,8 +119,9 @@ struct sim {
 
 const char *goodsim_policy_name(enum goodsim_policy p)
 {
-	static const char *const name[] = { "slurm-elastic", "native-requeue",
-					    "restart-at-size", "oracle" };
+	static const char *const name[] = { "slurm-elastic", "in-place",
+					    "native-requeue", "restart-at-size",
+					    "oracle" };
 
 	return p < GOODSIM_NPOLICIES ? name[p] : "?";
 }
@@ -143,6 +148,8 @@ void goodsim_defaults(struct goodsim_params *p)
 	p->ckpt_every_s = 600;
 	p->restart_s = 8;
 	p->resize_s = 1.5;
+	p->inplace_s = 1;
+	p->join_s = 6;
 	p->start_s = 1;
 	p->detect_s = 10;
 	p->requeue_s = 120;
@@ -191,6 +198,8 @@ int goodsim_check(const struct goodsim_params *p, elastic_error_t *err)
 	      "stop: %g s: not 0..restart (%g s)", p->stop_s, p->restart_s);
 	CHECK(finite_nonneg(p->ckpt_s) && finite_nonneg(p->restart_s) &&
 		  finite_nonneg(p->resize_s) && finite_nonneg(p->start_s) &&
+		  finite_nonneg(p->inplace_s) && finite_nonneg(p->join_s) &&
+		  p->inplace_s <= 86400 && p->join_s <= 86400 &&
 		  finite_nonneg(p->detect_s) && finite_nonneg(p->requeue_s) &&
 		  p->ckpt_s <= 86400 && p->restart_s <= 86400 &&
 		  p->resize_s <= 86400 && p->start_s <= 86400 &&
@@ -226,6 +235,12 @@ static double uniform(uint64_t *s)
 	return (double)(next_rand(s) >> 11) / 9007199254740992.0;
 }
 
+/* slurm-elastic's groups: a base and units, elasticd's decisions. */
+static bool elastic(const struct sim *s)
+{
+	return s->policy == GOODSIM_ELASTIC || s->policy == GOODSIM_INPLACE;
+}
+
 /* ---------------------------------------------------------- training */
 
 static double group_rate(const struct sim *s, const struct gtrain *t)
@@ -245,6 +260,19 @@ static void train_to(struct sim *s, struct gtrain *tr, int64_t t)
 	}
 	if (tr->state != T_TRAIN)
 		return;
+	if (tr->next && tr->switch_ms <= t) {
+		/* In place: the old world trained up to the switch. */
+		int64_t at = tr->switch_ms, back = at + ms_of(s->p->inplace_s);
+		unsigned next = tr->next;
+
+		tr->next = 0;
+		train_to(s, tr, at);
+		tr->world = next;
+		if (tr->seg_ms < back)
+			tr->seg_ms = back;
+		if (tr->ckpt_ms < tr->seg_ms)
+			tr->ckpt_ms = tr->seg_ms; /* due in the pause: after */
+	}
 	while (tr->ckpt_ms <= t) {
 		if (tr->ckpt_ms > tr->seg_ms)
 			tr->done += group_rate(s, tr) *
@@ -276,6 +304,17 @@ static void train_crash(struct sim *s, struct gtrain *tr, int64_t t)
 		return;
 	s->res.repeated += tr->done - tr->ckpt;
 	tr->done = tr->ckpt;
+	tr->state = T_IDLE;
+}
+
+/* In place, a rank died: the survivors' next collective fails at once;
+ * each has the last completed step, so nothing is lost. */
+static void train_halt(struct sim *s, struct gtrain *tr, int64_t t)
+{
+	train_to(s, tr, t);
+	tr->next = 0;
+	if (tr->state != T_IDLE)
+		tr->ckpt = tr->done;
 	tr->state = T_IDLE;
 }
 
@@ -606,6 +645,41 @@ static int apply(struct sim *s, struct ggroup *g, const struct action *a)
 	return 0;
 }
 
+/*
+ * In place, a world after the first: a grow keeps the world training
+ * until the joiners are ready; a shrink, or a world after a crash,
+ * re-forms at once.  World 0: the ranks stop.
+ */
+static void inplace_world(struct sim *s, struct gtrain *tr, unsigned w)
+{
+	int64_t pause = ms_of(s->p->inplace_s), join = ms_of(s->p->join_s);
+	int64_t at;
+
+	s->res.resizes++;
+	train_to(s, tr, s->now);
+	if (!w) {
+		train_stop(s, tr, s->now);
+		tr->world = 0;
+		tr->next = 0;
+		return;
+	}
+	if (tr->state == T_TRAIN && w > tr->world) {
+		if (w > tr->next) /* new joiners: ready join_s from now */
+			tr->switch_ms = s->now + join;
+		tr->next = w;
+		return;
+	}
+	/* A shrink, or no training to keep (a crash, a pause): joiners,
+	 * if any, start now too. */
+	at = s->now + pause + (w > tr->world ? join : 0);
+	if (tr->state == T_WAIT && tr->wait_ms > at)
+		at = tr->wait_ms;
+	tr->next = 0;
+	tr->state = T_WAIT;
+	tr->world = w;
+	tr->wait_ms = at;
+}
+
 /* After a pass: a new generation is a new world for the ranks. */
 static int follow_world(struct sim *s, struct ggroup *g)
 {
@@ -631,6 +705,10 @@ static int follow_world(struct sim *s, struct ggroup *g)
 
 		if (j)
 			j->in_world = true;
+	}
+	if (s->policy == GOODSIM_INPLACE && g->tr.world) {
+		inplace_world(s, &g->tr, st.world_nodes);
+		return 0;
 	}
 	/* Before the old ranks are down the relaunch has not picked its
 	 * world yet: it starts the newest, at no more cost. */
@@ -774,7 +852,10 @@ static void node_remove(struct sim *s, uint32_t n, bool crash)
 				s->timed[s->ntimed++] = nd->job;
 		}
 		/* its ranks die; the others fail in the next collective */
-		if (s->policy != GOODSIM_ELASTIC || j->in_world)
+		if (s->policy == GOODSIM_INPLACE) {
+			if (j->in_world)
+				train_halt(s, &g->tr, s->now);
+		} else if (!elastic(s) || j->in_world)
 			train_crash(s, &g->tr, s->now);
 		return;
 	}
@@ -784,7 +865,7 @@ static void node_remove(struct sim *s, uint32_t n, bool crash)
 	j->preempted = true;
 	j->grace_ms = s->now + (int64_t)s->p->grace_s * 1000;
 	s->timed[s->ntimed++] = nd->job;
-	if (s->policy == GOODSIM_ELASTIC)
+	if (elastic(s))
 		return; /* the unit tells elasticd; it raises at its pass */
 	/* Slurm's signal: the ranks checkpoint and leave */
 	train_stop(s, &g->tr, s->now);
@@ -939,15 +1020,14 @@ static int sim_init(struct sim *s, const struct goodsim_params *p,
 		g->job = NOBODY;
 		if (s->policy == GOODSIM_RESTART)
 			continue; /* submitted when it can start */
-		k = job_new(
-		    s, i, s->policy == GOODSIM_ELASTIC ? ROLE_BASE : ROLE_OTHER,
-		    s->policy == GOODSIM_ELASTIC ? POOL_ONDEMAND : POOL_ANY,
-		    s->policy == GOODSIM_ELASTIC ? p->min : p->max);
+		k = job_new(s, i, elastic(s) ? ROLE_BASE : ROLE_OTHER,
+			    elastic(s) ? POOL_ONDEMAND : POOL_ANY,
+			    elastic(s) ? p->min : p->max);
 		if (k < 0)
 			return elastic_errorf(s->err, "out of memory");
 		g->job = k;
 		g->id = s->job[k].id;
-		if (s->policy != GOODSIM_ELASTIC)
+		if (!elastic(s))
 			continue;
 		g->r = reconcile_create(NULL);
 		if (!g->r || group_add_job(g, k) < 0)
@@ -1002,7 +1082,7 @@ static int policy_step(struct sim *s)
 		struct ggroup *g = &s->group[i];
 		int rc;
 
-		if (s->policy != GOODSIM_ELASTIC)
+		if (!elastic(s))
 			rc = plain_step(s, g);
 		else if (pass_due(s, g))
 			rc = elastic_pass(s, g);

@@ -21,6 +21,14 @@
  *   and elasticd's own decisions (reconcile_pass(), linked, one instance
  *   per group) say which units to submit or cancel and when the world
  *   changes; every change costs the ranks a checkpoint and a relaunch.
+ * - GOODSIM_INPLACE: the same groups and decisions, with in-place
+ *   resizes (elastic-run --in-place, slurm_elastic.torch.InPlace): a
+ *   shrink costs the survivors inplace_s, no checkpoint and no relaunch;
+ *   at a grow the world trains on while the joiners start (join_s), then
+ *   re-forms (inplace_s); a crash stops the survivors at once (their
+ *   collective fails) but loses nothing (each has the last completed
+ *   step), and they go on in the next world elasticd forms.  A world's
+ *   first launch is a relaunch, as on the restart path.
  * - GOODSIM_NATIVE: Slurm alone, `sbatch --requeue -N<max>`: the job
  *   runs only with all its nodes; a reclaimed node preempts it (its ranks
  *   checkpoint in the grace), it is requeued and waits for max nodes.
@@ -44,6 +52,7 @@
 
 enum goodsim_policy {
 	GOODSIM_ELASTIC,
+	GOODSIM_INPLACE,
 	GOODSIM_NATIVE,
 	GOODSIM_RESTART,
 	GOODSIM_ORACLE,
@@ -79,6 +88,8 @@ struct goodsim_params {
 	 * by the same relaunch, as elastic-run does.  0: none is. */
 	double stop_s;
 	double resize_s;  /* our own overhead per world change */
+	double inplace_s; /* in place: the survivors re-form the world */
+	double join_s;	  /* in place: joiners started to ready */
 	double start_s;	  /* a job allocated to its batch running */
 	double detect_s;  /* a crash to Slurm knowing (SlurmdTimeout) */
 	double requeue_s; /* native: requeued job eligible again */

@@ -195,7 +195,11 @@ static void test_crash(void **state)
 	p.reclaim_ratio = 0;
 	period_work = 6 * 10 * p.ckpt_every_s;
 	for (int k = 0; k < GOODSIM_ORACLE; k++) {
-		struct goodsim_result r = run(&p, half, k);
+		struct goodsim_result r;
+
+		if (k == GOODSIM_INPLACE)
+			continue; /* test_inplace */
+		r = run(&p, half, k);
 
 		assert_int_equal(r.crashes, 1);
 		assert_int_equal(r.preemptions, 0);
@@ -208,6 +212,73 @@ static void test_crash(void **state)
 	crashed = run(&p, half, GOODSIM_ELASTIC).samples;
 	p.reclaim_ratio = 1;
 	assert_true(crashed < run(&p, half, GOODSIM_ELASTIC).samples);
+}
+
+/* In place, on the same traces: a shrink costs the survivors inplace_s
+ * instead of a checkpoint and a relaunch; at a grow the old world trains
+ * on while the joiners start; a crash loses nothing. */
+static void test_inplace(void **state)
+{
+	static const char grow[] = "0,add,a\n0,add,b\n0,add,c\n"
+				   "1800000,add,d\n3600000,remove,a\n";
+	struct goodsim_params p;
+	struct goodsim_result e, i;
+	double d;
+	elastic_error_t err;
+
+	(void)state;
+	params(&p);
+	/* the base's 2 nodes launched, then grown to 6 in place: 2 train
+	 * 6 s more, then 6 start 4.5 s sooner (390 samples) */
+	e = run(&p, steady, GOODSIM_ELASTIC);
+	i = run(&p, steady, GOODSIM_INPLACE);
+	assert_int_equal(i.resizes, e.resizes);
+	assert_float_equal(i.samples - e.samples, 390, 30);
+	/* and d reclaimed: 5 nodes idle 1 s, not 2 + 8 + 1.5 s (525 more
+	 * samples) */
+	e = run(&p, half, GOODSIM_ELASTIC);
+	i = run(&p, half, GOODSIM_INPLACE);
+	assert_int_equal(i.resizes, e.resizes);
+	assert_float_equal(i.repeated, 0, 0);
+	d = i.samples - e.samples;
+	if (fabs(d - (390 + 525)) > 60)
+		fail_msg("reclaim in place: %.0f more samples, not about "
+			 "390 + 525",
+			 d);
+	/* 2 grown to 5 at the start (345 samples); then d comes: 5 nodes
+	 * train 6 s more, idle 1 s, then 6 train 4.5 s sooner than after
+	 * a relaunch (570); less one periodic checkpoint more (2 s of 5
+	 * nodes, 100), as no relaunch moved their schedule */
+	e = run(&p, grow, GOODSIM_ELASTIC);
+	i = run(&p, grow, GOODSIM_INPLACE);
+	assert_int_equal(i.resizes, e.resizes);
+	d = i.samples - e.samples;
+	if (fabs(d - (345 + 570 - 100)) > 60)
+		fail_msg("grow in place: %.0f more samples, not about 345 + "
+			 "570 - 100",
+			 d);
+	/* joiners slower than a relaunch still cost the world nothing
+	 * until they are ready */
+	p.join_s = 20;
+	d = run(&p, grow, GOODSIM_INPLACE).samples - e.samples;
+	assert_true(d > 0);
+	/* d crashes: nothing done again, and the survivors idle only until
+	 * the next world (Slurm's detect_s, then elasticd's pass) */
+	params(&p);
+	p.reclaim_ratio = 0;
+	e = run(&p, half, GOODSIM_ELASTIC);
+	i = run(&p, half, GOODSIM_INPLACE);
+	assert_int_equal(i.crashes, 1);
+	assert_true(e.repeated > 0);
+	assert_float_equal(i.repeated, 0, 0);
+	assert_true(i.samples > e.samples + e.repeated);
+	/* its costs are checked as the others */
+	p.inplace_s = -1;
+	assert_int_equal(goodsim_check(&p, &err), -1);
+	assert_non_null(strstr(err.text, "costs"));
+	params(&p);
+	p.join_s = NAN;
+	assert_int_equal(goodsim_check(&p, &err), -1);
 }
 
 static void test_check(void **state)
@@ -311,6 +382,7 @@ int main(void)
 		cmocka_unit_test(test_reclaim),
 		cmocka_unit_test(test_coalesce),
 		cmocka_unit_test(test_crash),
+		cmocka_unit_test(test_inplace),
 		cmocka_unit_test(test_check),
 		cmocka_unit_test(test_synthetic),
 		cmocka_unit_test(test_passes),
