@@ -42,7 +42,8 @@ ok "... the ranks are relaunched on it" wait_until 90 log_has "$out" 'elastic-ru
 # old step up, which can take a while on a busy machine.
 ok "... and train again, at 2 ranks, from a checkpoint" \
 	wait_until 240 eval "log '^train_ddp: world 2 restart [1-9][0-9]* resumed from .*/ckpt-[0-9]+\.pt' | grep -q ." ||
-	{ diag "the ranks' starts and elastic-run's timeline:" && grep -E '^train_ddp: (world|.* event=up )|elastic-run: ' "$out" | tail -n 40 | sed 's/^/#   /'; }
+	{ diag "$out: $(wc -c <"$out") bytes, $(tr -cd '\000' <"$out" | wc -c) NUL; the ranks' starts and elastic-run's timeline:" &&
+		grep -a -E '^train_ddp: (world|.* event=up )|elastic-run: ' "$out" | tail -n 40 | sed 's/^/#   /'; }
 t_phase=$(now)
 scancel "$fill"
 # in_place_after_relaunch: after the last relaunch, a resize in place to 3.
