@@ -148,8 +148,8 @@ void goodsim_defaults(struct goodsim_params *p)
 	p->ckpt_every_s = 600;
 	p->restart_s = 8;
 	p->resize_s = 1.5;
-	p->inplace_s = 1;
-	p->join_s = 6;
+	p->inplace_s = 0.4;
+	p->join_s = 1.5;
 	p->start_s = 1;
 	p->detect_s = 10;
 	p->requeue_s = 120;

@@ -228,6 +228,8 @@ static void test_inplace(void **state)
 
 	(void)state;
 	params(&p);
+	p.inplace_s = 1;
+	p.join_s = 6;
 	/* the base's 2 nodes launched, then grown to 6 in place: 2 train
 	 * 6 s more, then 6 start 4.5 s sooner (390 samples) */
 	e = run(&p, steady, GOODSIM_ELASTIC);
@@ -265,6 +267,8 @@ static void test_inplace(void **state)
 	/* d crashes: nothing done again, and the survivors idle only until
 	 * the next world (Slurm's detect_s, then elasticd's pass) */
 	params(&p);
+	p.inplace_s = 1;
+	p.join_s = 6;
 	p.reclaim_ratio = 0;
 	e = run(&p, half, GOODSIM_ELASTIC);
 	i = run(&p, half, GOODSIM_INPLACE);
