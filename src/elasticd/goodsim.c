@@ -287,13 +287,15 @@ static void train_to(struct sim *s, struct gtrain *tr, int64_t t)
 	}
 }
 
-/* The ranks are told to stop: they checkpoint (nothing lost). */
+/* The ranks are told to stop: they checkpoint (nothing lost); a grow
+ * in place that was pending is off. */
 static void train_stop(struct sim *s, struct gtrain *tr, int64_t t)
 {
 	train_to(s, tr, t);
 	if (tr->state == T_TRAIN)
 		tr->ckpt = tr->done;
 	tr->state = T_IDLE;
+	tr->next = 0;
 }
 
 /* A rank died: the work since the last checkpoint is done again. */
@@ -304,17 +306,6 @@ static void train_crash(struct sim *s, struct gtrain *tr, int64_t t)
 		return;
 	s->res.repeated += tr->done - tr->ckpt;
 	tr->done = tr->ckpt;
-	tr->state = T_IDLE;
-}
-
-/* In place, a rank died: the survivors' next collective fails at once;
- * each has the last completed step, so nothing is lost. */
-static void train_halt(struct sim *s, struct gtrain *tr, int64_t t)
-{
-	train_to(s, tr, t);
-	tr->next = 0;
-	if (tr->state != T_IDLE)
-		tr->ckpt = tr->done;
 	tr->state = T_IDLE;
 }
 
@@ -660,7 +651,6 @@ static void inplace_world(struct sim *s, struct gtrain *tr, unsigned w)
 	if (!w) {
 		train_stop(s, tr, s->now);
 		tr->world = 0;
-		tr->next = 0;
 		return;
 	}
 	if (tr->state == T_TRAIN && w > tr->world) {
@@ -851,10 +841,11 @@ static void node_remove(struct sim *s, uint32_t n, bool crash)
 			if (!j->preempted)
 				s->timed[s->ntimed++] = nd->job;
 		}
-		/* its ranks die; the others fail in the next collective */
+		/* its ranks die; the others fail in the next collective: in
+		 * place they stop there, each with the last completed step */
 		if (s->policy == GOODSIM_INPLACE) {
 			if (j->in_world)
-				train_halt(s, &g->tr, s->now);
+				train_stop(s, &g->tr, s->now);
 		} else if (!elastic(s) || j->in_world)
 			train_crash(s, &g->tr, s->now);
 		return;
