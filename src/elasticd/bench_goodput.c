@@ -25,6 +25,7 @@ static const char usage[] =
     "         [--step N] [--speed X] [--reclaim-ratio R] [--seed S]\n"
     "         [--grace S] [--scale-delay S] [--fault-timeout S]\n"
     "         [--ondemand-fallback never|below-min|always] [--rate R]\n"
+    "         [--rate-curve W:R,...]\n"
     "         [--ckpt S] [--ckpt-every S] [--restart S] [--stop S]\n"
     "         [--resize S] [--inplace S] [--join S] [--start S]\n"
     "         [--detect S] [--requeue S]"
@@ -194,27 +195,45 @@ static int write_plot(const char *prefix, const char *title, struct series *ser,
 
 int main(int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{ "trace", 1, 0, 't' },	    { "synthetic", 1, 0, 'y' },
-		{ "nodes", 1, 0, 'n' },	    { "ondemand", 1, 0, 'o' },
-		{ "groups", 1, 0, 'g' },    { "min", 1, 0, 1 },
-		{ "max", 1, 0, 2 },	    { "step", 1, 0, 3 },
-		{ "speed", 1, 0, 4 },	    { "reclaim-ratio", 1, 0, 5 },
-		{ "seed", 1, 0, 6 },	    { "grace", 1, 0, 7 },
-		{ "scale-delay", 1, 0, 8 }, { "fault-timeout", 1, 0, 9 },
-		{ "rate", 1, 0, 10 },	    { "ckpt", 1, 0, 11 },
-		{ "ckpt-every", 1, 0, 12 }, { "restart", 1, 0, 13 },
-		{ "resize", 1, 0, 14 },	    { "start", 1, 0, 15 },
-		{ "detect", 1, 0, 16 },	    { "requeue", 1, 0, 17 },
-		{ "tick", 1, 0, 18 },	    { "target", 1, 0, 19 },
-		{ "spot-price", 1, 0, 20 }, { "ondemand-price", 1, 0, 21 },
-		{ "policies", 1, 0, 22 },   { "plot", 1, 0, 23 },
-		{ "period", 1, 0, 24 },	    { "ondemand-fallback", 1, 0, 25 },
-		{ "queue-wait", 1, 0, 26 }, { "exact-passes", 0, 0, 27 },
-		{ "schedule", 0, 0, 28 },   { "stop", 1, 0, 29 },
-		{ "inplace", 1, 0, 30 },    { "join", 1, 0, 31 },
-		{ "help", 0, 0, 'h' },	    { 0, 0, 0, 0 }
-	};
+	static const struct option lo[] = { { "trace", 1, 0, 't' },
+					    { "synthetic", 1, 0, 'y' },
+					    { "nodes", 1, 0, 'n' },
+					    { "ondemand", 1, 0, 'o' },
+					    { "groups", 1, 0, 'g' },
+					    { "min", 1, 0, 1 },
+					    { "max", 1, 0, 2 },
+					    { "step", 1, 0, 3 },
+					    { "speed", 1, 0, 4 },
+					    { "reclaim-ratio", 1, 0, 5 },
+					    { "seed", 1, 0, 6 },
+					    { "grace", 1, 0, 7 },
+					    { "scale-delay", 1, 0, 8 },
+					    { "fault-timeout", 1, 0, 9 },
+					    { "rate", 1, 0, 10 },
+					    { "ckpt", 1, 0, 11 },
+					    { "ckpt-every", 1, 0, 12 },
+					    { "restart", 1, 0, 13 },
+					    { "resize", 1, 0, 14 },
+					    { "start", 1, 0, 15 },
+					    { "detect", 1, 0, 16 },
+					    { "requeue", 1, 0, 17 },
+					    { "tick", 1, 0, 18 },
+					    { "target", 1, 0, 19 },
+					    { "spot-price", 1, 0, 20 },
+					    { "ondemand-price", 1, 0, 21 },
+					    { "policies", 1, 0, 22 },
+					    { "plot", 1, 0, 23 },
+					    { "period", 1, 0, 24 },
+					    { "ondemand-fallback", 1, 0, 25 },
+					    { "queue-wait", 1, 0, 26 },
+					    { "exact-passes", 0, 0, 27 },
+					    { "schedule", 0, 0, 28 },
+					    { "stop", 1, 0, 29 },
+					    { "inplace", 1, 0, 30 },
+					    { "join", 1, 0, 31 },
+					    { "rate-curve", 1, 0, 32 },
+					    { "help", 0, 0, 'h' },
+					    { 0, 0, 0, 0 } };
 	struct goodsim_params p;
 	const char *trace_path = NULL, *synth = NULL, *plot = NULL;
 	bool run[GOODSIM_NPOLICIES] = { true, true, true, true, true };
@@ -280,6 +299,13 @@ int main(int argc, char **argv)
 			continue;
 		case 27:
 			p.exact_passes = true;
+			continue;
+		case 32:
+			if (goodsim_set_curve(&p, optarg, &err) < 0) {
+				fprintf(stderr, "bench_goodput: --%s\n",
+					err.text);
+				return 2;
+			}
 			continue;
 		case 28:
 			schedule = true;
@@ -448,9 +474,16 @@ int main(int argc, char **argv)
 	       (double)trace_duration_ms(t) / p.speed / 3.6e6,
 	       p.reclaim_ratio * 100, p.grace_s, p.seed);
 	printf("  %u group%s of min=%u max=%u step=%u, scale delay %u s, "
-	       "fault timeout %u s; client %.0f samples/s per node, linear\n",
+	       "fault timeout %u s; ",
 	       p.groups, p.groups == 1 ? "" : "s", p.min, p.max, p.step,
-	       p.scale_delay_s, p.fault_timeout_s, p.rate);
+	       p.scale_delay_s, p.fault_timeout_s);
+	if (p.ncurve)
+		printf("client as measured: %.0f samples/s at 1 node, %.0f at "
+		       "%u\n",
+		       goodsim_world_rate(&p, 1),
+		       goodsim_world_rate(&p, p.ncurve), p.ncurve);
+	else
+		printf("client %.0f samples/s per node, linear\n", p.rate);
 	printf("  costs: checkpoint %.1f s every %.0f s, restart %.1f s (the "
 	       "world picked after %.1f s), our "
 	       "resize %.1f s, in place %.1f s (joiners ready %.1f s), job "

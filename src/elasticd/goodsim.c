@@ -8,6 +8,7 @@
  */
 #include "config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -43,6 +44,7 @@ struct gjob {
 	enum job_end end;
 	bool preempted, steps_gone, in_world, crashed;
 	bool launched; /* NATIVE, RESTART: its ranks' start accounted */
+	bool timed;    /* in sim.timed */
 	unsigned kind; /* a unit's */
 	uint32_t nnodes;
 	uint32_t *nodes; /* while running */
@@ -50,6 +52,7 @@ struct gjob {
 	int64_t eligible_ms; /* pending: not before */
 	int64_t fail_ms;     /* crashed: Slurm knows then */
 	int64_t grace_ms;    /* preempted: Slurm ends it then */
+	int64_t term_ms;     /* told to end (TERM): ends then; 0: not */
 };
 
 enum tstate { T_IDLE, T_WAIT, T_TRAIN };
@@ -71,6 +74,7 @@ struct gtrain {
 struct ggroup {
 	uint32_t id; /* the base's job id (ELASTIC), else the job's */
 	int32_t job; /* NATIVE, RESTART: its current job */
+	int32_t old; /* RESTART: the job before it, maybe ending */
 	struct reconcile *r;
 	uint64_t generation;
 	/* Passes due: at once after something moved, then when its
@@ -194,6 +198,12 @@ int goodsim_check(const struct goodsim_params *p, elastic_error_t *err)
 	CHECK(p->tick_ms >= 10 && p->tick_ms <= 60000,
 	      "tick: %u ms: not 10..60000", p->tick_ms);
 	CHECK(isfinite(p->rate) && p->rate > 0, "rate: %g: not > 0", p->rate);
+	CHECK(p->ncurve <= GOODSIM_CURVE_MAX,
+	      "rate-curve: %u points: more than %u", p->ncurve,
+	      GOODSIM_CURVE_MAX);
+	for (unsigned w = 1; w <= p->ncurve; w++)
+		CHECK(isfinite(p->curve[w]) && p->curve[w] > 0,
+		      "rate-curve: at %u nodes: %g: not > 0", w, p->curve[w]);
 	CHECK(finite_nonneg(p->stop_s) && p->stop_s <= p->restart_s,
 	      "stop: %g s: not 0..restart (%g s)", p->stop_s, p->restart_s);
 	CHECK(finite_nonneg(p->ckpt_s) && finite_nonneg(p->restart_s) &&
@@ -243,9 +253,66 @@ static bool elastic(const struct sim *s)
 
 /* ---------------------------------------------------------- training */
 
+double goodsim_world_rate(const struct goodsim_params *p, unsigned w)
+{
+	if (!p->ncurve)
+		return p->rate * w;
+	if (w <= p->ncurve)
+		return p->curve[w];
+	return p->curve[p->ncurve] / p->ncurve * w;
+}
+
+int goodsim_set_curve(struct goodsim_params *p, const char *spec,
+		      elastic_error_t *err)
+{
+	unsigned last = 0;
+	const char *c = spec;
+
+	p->ncurve = 0;
+	p->curve[0] = 0;
+	while (*c) {
+		char *end;
+		unsigned long w;
+		double r;
+
+		errno = 0;
+		w = strtoul(c, &end, 10);
+		if (errno || end == c || *end != ':' || w <= last ||
+		    w > GOODSIM_CURVE_MAX || !isdigit((unsigned char)*c))
+			return elastic_errorf(
+			    err,
+			    "rate-curve: '%.32s': not W:R with W %u..%u, "
+			    "increasing",
+			    c, last + 1, GOODSIM_CURVE_MAX);
+		c = end + 1;
+		r = strtod(c, &end);
+		if (errno || end == c || !isfinite(r) || r <= 0 || r > 1e12 ||
+		    (*end && *end != ','))
+			return elastic_errorf(err,
+					      "rate-curve: '%.32s': the rate "
+					      "at %lu nodes: not a number > 0",
+					      c, w);
+		/* the points between: a straight line from the last */
+		for (unsigned k = last + 1; k <= w; k++)
+			p->curve[k] =
+			    last ? p->curve[last] + (r - p->curve[last]) *
+							(k - last) / (w - last)
+				 : r * k / w;
+		last = (unsigned)w;
+		c = *end ? end + 1 : end;
+		if (*end && !*c)
+			return elastic_errorf(err, "rate-curve: a ',' at the "
+						   "end");
+	}
+	if (!last)
+		return elastic_errorf(err, "rate-curve: empty");
+	p->ncurve = last;
+	return 0;
+}
+
 static double group_rate(const struct sim *s, const struct gtrain *t)
 {
-	return s->p->rate * t->world / 1000.0; /* a millisecond */
+	return goodsim_world_rate(s->p, t->world) / 1000.0; /* a ms */
 }
 
 /* Bring the position to time t: periodic checkpoints on the way. */
@@ -412,6 +479,30 @@ static void job_end(struct sim *s, struct gjob *j, enum job_end end)
 	j->phase = PHASE_GONE;
 	j->end = end;
 	j->gone_ms = s->now;
+}
+
+/* Slurm's timers are to look at the job (timed: once). */
+static void timed_add(struct sim *s, int32_t ji)
+{
+	if (!s->job[ji].timed) {
+		s->job[ji].timed = true;
+		s->timed[s->ntimed++] = ji;
+	}
+}
+
+/* The job is told to end: its ranks checkpoint and leave, and it ends
+ * after delay_ms, holding its nodes until then. */
+static void job_term(struct sim *s, int32_t ji, int64_t delay_ms)
+{
+	struct gjob *j = &s->job[ji];
+
+	if (delay_ms <= 0) {
+		job_end(s, j, END_CANCELLED);
+		return;
+	}
+	timed_add(s, ji);
+	if (!j->term_ms || j->term_ms > s->now + delay_ms)
+		j->term_ms = s->now + delay_ms;
 }
 
 /* Back in the queue (Slurm's requeue), eligible after requeue_s. */
@@ -751,15 +842,26 @@ static int elastic_pass(struct sim *s, struct ggroup *g)
 
 /* ----------------------------------------------- native and restart */
 
-/* What a restart-at-size job would ask for now: its nodes and the free
- * ones, up to max; 0 below min. */
-static unsigned restart_size(const struct sim *s, const struct gjob *j)
+/* Nodes of j that are there, while it runs. */
+static size_t job_present(const struct sim *s, int32_t ji)
 {
-	size_t n = pool_free(s, POOL_ANY);
+	const struct gjob *j = ji >= 0 ? &s->job[ji] : NULL;
+	size_t n = 0;
 
-	if (j && j->phase == PHASE_RUNNING)
+	if (j && j->phase == PHASE_RUNNING && j->nodes)
 		for (uint32_t i = 0; i < j->nnodes; i++)
 			n += s->node[j->nodes[i]].present;
+	return n;
+}
+
+/* What a restart-at-size job would ask for now: the nodes there are (the
+ * free ones, its own and its ending predecessor's), up to max; 0 below
+ * min. */
+static unsigned restart_size(const struct sim *s, const struct ggroup *g)
+{
+	size_t n = pool_free(s, POOL_ANY) + job_present(s, g->job) +
+		   job_present(s, g->old);
+
 	if (n > s->p->max)
 		n = s->p->max;
 	return n >= s->p->min ? (unsigned)n : 0;
@@ -786,18 +888,22 @@ static int plain_step(struct sim *s, struct ggroup *g)
 	unsigned want;
 
 	if (j && j->phase == PHASE_RUNNING && !j->launched) {
-		/* started: ranks up after the launch */
+		/* started: ranks up after the launch (restart-at-size: the
+		 * old job's end, stop_s, came before the start) */
 		j->launched = true;
-		train_resume(&g->tr, j->nnodes,
-			     j->start_ms +
-				 ms_of(s->p->start_s + s->p->restart_s));
+		train_resume(
+		    &g->tr, j->nnodes,
+		    j->start_ms +
+			ms_of(
+			    s->p->start_s + s->p->restart_s -
+			    (s->policy == GOODSIM_RESTART ? s->p->stop_s : 0)));
 		s->res.resizes++;
 		return 0;
 	}
 	if (s->policy != GOODSIM_RESTART ||
 	    (j && j->phase == PHASE_RUNNING && (j->preempted || j->crashed)))
 		return 0;
-	want = restart_size(s, j);
+	want = restart_size(s, g);
 	if (!j || j->phase == PHASE_GONE)
 		return want ? group_submit_job(s, g, want, 0) : 0;
 	if (j->phase == PHASE_PENDING) {
@@ -807,11 +913,13 @@ static int plain_step(struct sim *s, struct ggroup *g)
 	}
 	if (want == j->nnodes || !want)
 		return 0;
-	/* a change: stop, and start again at the new size */
+	/* a change: stop, and start again at the new size once the old
+	 * job is gone (its ranks' checkpoint and end: stop_s) */
 	train_stop(s, &g->tr, s->now);
 	g->tr.world = 0;
-	job_end(s, j, END_CANCELLED);
-	return group_submit_job(s, g, want, ms_of(s->p->ckpt_s));
+	job_term(s, g->job, ms_of(s->p->ckpt_s + s->p->stop_s));
+	g->old = g->job;
+	return group_submit_job(s, g, want, ms_of(s->p->ckpt_s + s->p->stop_s));
 }
 
 /* -------------------------------------------------------------- faults */
@@ -838,8 +946,7 @@ static void node_remove(struct sim *s, uint32_t n, bool crash)
 		if (!j->crashed) {
 			j->crashed = true;
 			j->fail_ms = s->now + ms_of(s->p->detect_s);
-			if (!j->preempted)
-				s->timed[s->ntimed++] = nd->job;
+			timed_add(s, nd->job);
 		}
 		/* its ranks die; the others fail in the next collective: in
 		 * place they stop there, each with the last completed step */
@@ -855,14 +962,14 @@ static void node_remove(struct sim *s, uint32_t n, bool crash)
 		return;
 	j->preempted = true;
 	j->grace_ms = s->now + (int64_t)s->p->grace_s * 1000;
-	s->timed[s->ntimed++] = nd->job;
+	timed_add(s, nd->job);
 	if (elastic(s))
 		return; /* the unit tells elasticd; it raises at its pass */
 	/* Slurm's signal: the ranks checkpoint and leave */
 	train_stop(s, &g->tr, s->now);
 	g->tr.world = 0;
-	if (s->policy == GOODSIM_RESTART)
-		job_end(s, j, END_PREEMPTED); /* and it starts again */
+	if (s->policy == GOODSIM_RESTART) /* and it starts again */
+		job_term(s, nd->job, ms_of(s->p->ckpt_s + s->p->stop_s));
 }
 
 static void node_add(struct sim *s, uint32_t n)
@@ -887,20 +994,25 @@ static int job_timers(struct sim *s)
 		int32_t ji = s->timed[i];
 		struct gjob *j = &s->job[ji];
 		bool fail = j->crashed && j->fail_ms <= s->now;
-		bool out = j->preempted && j->grace_ms <= s->now;
+		bool out = (j->preempted && j->grace_ms <= s->now) ||
+			   (j->term_ms && j->term_ms <= s->now);
 
-		if (j->phase != PHASE_RUNNING)
-			continue;
-		if (!fail && !out) {
+		if (j->phase == PHASE_RUNNING && !fail && !out) {
 			s->timed[k++] = ji;
 			continue;
 		}
+		j->timed = false;
+		if (j->phase != PHASE_RUNNING)
+			continue;
 		wake(s, &s->group[j->group]);
 		if (s->policy == GOODSIM_NATIVE) {
 			if (job_requeue(s, j) < 0)
 				return elastic_errorf(s->err, "out of memory");
 		} else
-			job_end(s, j, fail ? END_FAILED : END_PREEMPTED);
+			job_end(s, j,
+				fail	       ? END_FAILED
+				: j->preempted ? END_PREEMPTED
+					       : END_CANCELLED);
 	}
 	s->ntimed = k;
 	return 0;
@@ -917,6 +1029,17 @@ static void oracle_use(const struct goodsim_params *p, unsigned a, double *spot,
 
 	*spot = a < cap ? a : cap;
 	*od = p->ondemand_nodes < cap - *spot ? p->ondemand_nodes : cap - *spot;
+}
+
+/* n nodes spread evenly over the groups (the most a concave curve
+ * gives), each group's world at the client's rate. */
+static double oracle_rate(const struct goodsim_params *p, double n)
+{
+	unsigned each = (unsigned)(n / p->groups),
+		 more = (unsigned)n - each * p->groups;
+
+	return more * goodsim_world_rate(p, each + 1) +
+	       (p->groups - more) * goodsim_world_rate(p, each);
 }
 
 static void oracle_run(const struct goodsim_params *p, const struct trace *t,
@@ -937,7 +1060,7 @@ static void oracle_run(const struct goodsim_params *p, const struct trace *t,
 		double spot, od, dt = (double)(to - from) / 1000, rate;
 
 		oracle_use(p, a, &spot, &od);
-		rate = (spot + od) * p->rate;
+		rate = oracle_rate(p, spot + od);
 		for (; sample && (next < to || (i == n && next <= end));
 		     next += period)
 			sample(arg,
@@ -1008,7 +1131,7 @@ static int sim_init(struct sim *s, const struct goodsim_params *p,
 		struct ggroup *g = &s->group[i];
 		int32_t k;
 
-		g->job = NOBODY;
+		g->job = g->old = NOBODY;
 		if (s->policy == GOODSIM_RESTART)
 			continue; /* submitted when it can start */
 		k = job_new(s, i, elastic(s) ? ROLE_BASE : ROLE_OTHER,

@@ -33,10 +33,13 @@
  *   runs only with all its nodes; a reclaimed node preempts it (its ranks
  *   checkpoint in the grace), it is requeued and waits for max nodes.
  * - GOODSIM_RESTART: restart the whole job at the new size on every
- *   change of the nodes it could hold (plain torchrun, managed jobs).
+ *   change of the nodes it could hold (plain torchrun, managed jobs):
+ *   the old job, told to end, holds its nodes stop_s; the new one's
+ *   ranks are up restart_s - stop_s after it starts.
  * - GOODSIM_ORACLE: every available node trains, transitions are free,
- *   nothing is lost: the integral of A(t) (spot and on-demand nodes, up
- *   to the groups' max) times the rate.
+ *   nothing is lost: the integral over time of the rate of A(t) nodes
+ *   (spot and on-demand, up to the groups' max, spread evenly over the
+ *   groups).
  *
  * A trace `remove` is, per reclaim_ratio, a reclaim (a higher-priority
  * job takes the node: its job is preempted with the grace, the node
@@ -62,6 +65,7 @@ const char *goodsim_policy_name(enum goodsim_policy p);
 
 #define GOODSIM_NODES_MAX  100000 /* spot plus on-demand */
 #define GOODSIM_GROUPS_MAX 10000
+#define GOODSIM_CURVE_MAX  1024 /* worlds a measured curve may name */
 
 struct goodsim_params {
 	unsigned spot_nodes;	 /* the trace is mapped onto these */
@@ -79,13 +83,19 @@ struct goodsim_params {
 	 * does), not only when they can run out: slower, the same figures. */
 	bool exact_passes;
 	/* The training client. */
-	double rate;	     /* samples a second per node (linear) */
+	double rate; /* samples a second per node (linear) */
+	/* Or as measured: curve[w], the samples a second of a world of w
+	 * nodes, for w 1..ncurve (0: rate * w); past ncurve, the last
+	 * point's per node.  goodsim_set_curve() fills it. */
+	unsigned ncurve;
+	double curve[GOODSIM_CURVE_MAX + 1];
 	double ckpt_s;	     /* a checkpoint's write */
 	double ckpt_every_s; /* periodic checkpoints, of wall time */
 	double restart_s;    /* ranks up again: start, rendezvous, load */
-	/* Of restart_s (slurm-elastic), the part before the launcher picks
-	 * the new world (the old ranks' end): world changes in it are taken
-	 * by the same relaunch, as elastic-run does.  0: none is. */
+	/* Of restart_s, the part before the old ranks are down: for
+	 * slurm-elastic, before the launcher picks the new world (world
+	 * changes in it are taken by the same relaunch, as elastic-run
+	 * does; 0: none is); for restart-at-size, the old job's end. */
 	double stop_s;
 	double resize_s;  /* our own overhead per world change */
 	double inplace_s; /* in place: the survivors re-form the world */
@@ -101,6 +111,16 @@ struct goodsim_params {
 	double spot_price, ondemand_price;
 };
 void goodsim_defaults(struct goodsim_params *p);
+/*
+ * The client's curve from "W:R,W:R,...": R samples a second at W nodes,
+ * W increasing, 1..GOODSIM_CURVE_MAX; between two points, a straight
+ * line; below the first, the first's per node (linear to 0).  0, or -1
+ * with err naming the first bad point.
+ */
+int goodsim_set_curve(struct goodsim_params *p, const char *spec,
+		      elastic_error_t *err);
+/* Samples a second of a world of w nodes: the curve, or rate * w. */
+double goodsim_world_rate(const struct goodsim_params *p, unsigned w);
 /* 0, or -1 with err naming the first parameter out of range. */
 int goodsim_check(const struct goodsim_params *p, elastic_error_t *err);
 

@@ -31,9 +31,29 @@ def series(rows):
     return "".join(out)
 
 
+def steps(world, ts, pos):
+    """A launch's output: its start line, then a timed step line at each
+    of ts (rank 0's, --log-time) at position pos(t)."""
+    out = ["train_mpi: world %d restart 0 resumed from ckpt at step 0, "
+           "samples consumed 0, loss 1.0\n" % world]
+    for k, t in enumerate(ts):
+        out.append("step %d epoch 0 samples %d loss 0.5 world %d time %.3f\n"
+                   % (k + 1, pos(t), world, T0 + t))
+    return "".join(out)
+
+
+def job_start(t):
+    return "bench-trace: job 10 start %.6f\n" % (T0 + t)
+
+
 def elastic_pos(t):
     # 2 nodes at 100 samples/s each until 50 s, a relaunch, 4 from 55 s
     return 200 * t if t <= 50 else 10000 if t < 55 else 10000 + 400 * (t - 55)
+
+
+def restart_pos(t):
+    # 4 nodes from 0.5 s until 40 s, 2 nodes from 45 s
+    return int(400 * (min(t, 40) - 0.5)) + (200 * (t - 45) if t > 45 else 0)
 
 
 def native_pos(t):
@@ -45,6 +65,7 @@ def main():
     fails = 0
     with tempfile.TemporaryDirectory() as out:
         e, n = out + "/slurm-elastic", out + "/native-requeue"
+        r = out + "/restart-at-size"
         write(e + "/series", series(
             [(t, 16, elastic_pos(t), 2 if t < 55 else 4) for t in range(101)])
               # a line whose count of nodes was read while being written
@@ -54,9 +75,13 @@ def main():
         # Two events before one relaunch (3.5 s after the first), then
         # one 1.5 s before its relaunch: a stop phase of 2.5 s (median).
         tl = "elastic-run: 2027-01-15T08:00:%06.3fZ event=%s restart=0\n"
-        write(e + "/out", tl % (0, "launch") + tl % (50, "event")
+        # Its steps: 200 a second at 2 nodes until 50 s, 400 at 4 from
+        # 56 s: a gap of 6 s.
+        write(e + "/out", tl % (0, "launch")
+              + steps(2, range(1, 51), elastic_pos) + tl % (50, "event")
               + "train_ddp: a line of the ranks\n" + tl % (51, "event")
               + tl % (53.5, "relaunch") + tl % (54, "ranks-up")
+              + steps(4, range(56, 101), elastic_pos)
               + tl % (57, "event") + tl % (58.5, "relaunch"))
         write(e + "/sacct", "7|elastic|n[17-18]|100|COMPLETED|elastic:v1\n"
                             "8|unit|n[1-2]|45|CANCELLED|elastic-unit:v1\n"
@@ -65,17 +90,31 @@ def main():
             [(t, 16, native_pos(t), 4) for t in range(101)]))
         write(n + "/window", "%.3f %.3f\n" % (T0, T0 + 100))
         write(n + "/sacct", "10|native|n[1-3,17]|30|PREEMPTED|\n")
+        # Its job starts at 0, its ranks step from 2 s: a cold launch of
+        # 2 s (its only one: no gap of its own).
+        write(n + "/out", job_start(0) + steps(4, range(2, 31), native_pos))
+        # Restart-at-size: cold launches of 1.5 and 2 s (median 1.75),
+        # one gap of 5.5 s (39.5 s to 45 s): the old job's end is 3.75 s.
+        write(r + "/series", series(
+            [(t, 16, restart_pos(t), 4 if t < 43 else 2)
+             for t in range(101)]))
+        write(r + "/window", "%.3f %.3f\n" % (T0, T0 + 100))
+        write(r + "/sacct", "11|restart|n[1-4]|40|CANCELLED|\n")
+        write(r + "/out", job_start(0)
+              + steps(4, [1.5 + k for k in range(39)], restart_pos)
+              + job_start(43) + steps(2, range(45, 101), restart_pos))
         stub = out + "/bench_goodput"
         write(stub, "#!/bin/sh\n"
                     "echo \"$*\" >>%s/sim.args\n"
                     "echo 'slurm-elastic 300.0 83.3 1 2 3'\n"
                     "echo 'native-requeue 90.0 25.0 1 2 3'\n"
+                    "echo 'restart-at-size 200.0 55.0 1 2 3'\n"
                     "echo 'oracle 360.0 100.0 1 2 3'\n" % out, 0o755)
         r = subprocess.run(
             [sys.executable, HERE + "/trace_report.py", "--out", out,
              "--goodput", stub, "--nodes", "16", "--minn", "2",
              "--sim-args", "--trace T --speed 60",
-             "slurm-elastic", "native-requeue"],
+             "slurm-elastic", "native-requeue", "restart-at-size"],
             capture_output=True, text=True)
         text = r.stdout
         dat = open(out + "/replay.dat").read() if os.path.exists(
@@ -91,16 +130,26 @@ def main():
     check("the report runs (exit 0): " + r.stderr.strip(), r.returncode == 0)
     rows = {ln.split()[0]: ln.split() for ln in text.splitlines() if ln.split()}
     el, na = rows.get("slurm-elastic", []), rows.get("native-requeue", [])
-    check("the client's rate: 100 samples/s per node",
-          "100.0 samples/s per node" in text)
-    check("the relaunch gap: 6 s, passed to the simulator as --restart "
-          "(native, which never relaunched, gets the runs' median)",
-          "slurm-elastic 6.0 s (1), native-requeue 6.0 s (0)" in text and
-          args.count("--restart 6.00") == 2)
-    check("slurm-elastic's stop phase (event to relaunch, 2.5 s) passed "
-          "as --stop; 0 for native",
-          "--restart 6.00 --stop 2.50 --policies slurm-elastic" in args and
-          "--stop 0.00 --policies native-requeue" in args)
+    check("the client's rate: 100 samples/s per node (its steps after "
+          "each launch's first)", "100.0 samples/s per node" in text)
+    check("the client's curve by world: 2:200.0,4:400.0, to the simulator",
+          "2:200.0,4:400.0;" in text and
+          args.count("--rate-curve 2:200.0,4:400.0") == 3)
+    check("the relaunch gaps from the timed steps: elastic 6 s, restart "
+          "5.5 s, native none (the runs' median printed)",
+          "slurm-elastic 6.0 s (1), native-requeue 5.8 s (0), "
+          "restart-at-size 5.5 s (1)" in text)
+    check("the cold launches: native 2 s, restart 1.75 s (median of 2)",
+          "native-requeue 2.0 s (1), restart-at-size 1.8 s (2)" in text)
+    check("slurm-elastic: the gap as --restart, its stop phase (event to "
+          "relaunch, 2.5 s) as --stop",
+          "--restart 6.00 --stop 2.50 --policies slurm-elastic" in args)
+    check("restart-at-size: the gap as --restart, the old job's end (gap "
+          "less the cold launch) as --stop",
+          "--restart 5.50 --stop 3.75 --policies restart-at-size" in args)
+    check("native: its cold launch as --restart (requeued, it waits for "
+          "its nodes in the simulator)",
+          "--restart 2.00 --stop 0.00 --policies native-requeue" in args)
     check("the simulator runs each policy with the oracle",
           "--policies slurm-elastic,oracle" in args and
           "--policies native-requeue,oracle" in args)

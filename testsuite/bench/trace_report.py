@@ -4,10 +4,20 @@ the simulator (bench_goodput) on the same schedule beside it.
 
 Each run directory (OUT/POLICY) holds `series` (a line a second: the time,
 the spot nodes there are, rank 0's last step line "step S epoch E samples
-C loss L world W"), `window` (start and end times) and `sacct` (the jobs
-of the run: id|name|nodes|elapsed s|state|comment).  The client's samples
-a second per node are measured on the runs: the median of the rate per
-node over the seconds the world did not change and the training moved.
+C loss L world W"), `out` (the job's output: the ranks' launches, "train_mpi:
+world W restart R ...", their step lines with the time, "... time T", and
+each plain job's start, "bench-trace: job J start T"), `window` (start and
+end times) and `sacct` (the jobs of the run: id|name|nodes|elapsed
+s|state|comment).
+
+What the simulator is given is measured on the runs' step lines:
+- the client's samples a second for each world size (the curve the
+  simulator and the oracle train at: on a few cores a larger world is not
+  proportionally faster), over each launch's steps after its first;
+- a world change: from the last step of one launch to the first of the
+  next (each policy's median);
+- a cold launch: from a plain job's start to its first step; of a
+  restart-at-size change, the rest is the old job's end (--stop).
 """
 import argparse
 import datetime
@@ -17,7 +27,10 @@ import statistics
 import subprocess
 import sys
 
-STEP = re.compile(r"step (\d+) epoch \d+ samples (\d+) loss \S+ world (\d+)")
+STEP = re.compile(r"step (\d+) epoch \d+ samples (\d+) loss \S+ world (\d+)"
+                  r"(?: time (\d+(?:\.\d+)?))?")
+JOB_START = re.compile(r"^bench-trace: job \d+ start (\d+(?:\.\d+)?)")
+LAUNCH = re.compile(r"^train_mpi: world \d+ restart \d+ (?:fresh|resumed)")
 
 
 def hostnames(nodelist):
@@ -57,37 +70,77 @@ def read_series(path, t0):
 
 
 def run_figures(rows, duration):
-    """Useful samples (the position at the end), samples done again (the
-    drops of the position), and the rates per node of the steady seconds."""
-    pos, best, repeated, rates = 0, 0, 0, []
-    prev = None
-    for t, _, c, w in rows:
+    """Useful samples (the position at the end) and samples done again
+    (the drops of the position)."""
+    pos, best, repeated = 0, 0, 0
+    for t, _, c, _ in rows:
         if c is None or t > duration + 1:
             continue
         if c < best:
             repeated += best - c
             best = c
         best = max(best, c)
-        if prev and prev[2] == w and c > prev[1] and t > prev[0]:
-            rates.append((c - prev[1]) / (t - prev[0]) / w)
-        prev = (t, c, w)
         pos = c
-    return pos, repeated, rates
+    return pos, repeated
 
 
-def relaunch_gaps(rows):
-    """Seconds from the last step of one world to the first of the next."""
-    gaps, last = [], None  # (time the position last moved, its world)
-    prev_c = None
-    for t, _, c, w in rows:
-        if c is None:
-            continue
-        if prev_c is not None and c > prev_c:
-            if last and w != last[1]:
-                gaps.append(t - last[0])
-            last = (t, w)
-        prev_c = c
-    return gaps
+def launches(path):
+    """The ranks' launches in a run's output, in order: (the start of the
+    plain job they are in, or None; their timed steps [(t, samples,
+    world)])."""
+    out, start = [], None
+    try:
+        with open(path, errors="replace") as f:
+            for line in f:
+                m = JOB_START.match(line)
+                if m:
+                    start = float(m.group(1))
+                elif LAUNCH.match(line):
+                    out.append((start, []))
+                    start = None
+                elif out:
+                    m = STEP.match(line)
+                    if m and m.group(4):
+                        out[-1][1].append((float(m.group(4)),
+                                           int(m.group(2)), int(m.group(3))))
+    except OSError:
+        pass
+    return out
+
+
+def steady(runs):
+    """{world: [samples, seconds]} of each launch's steps after its
+    first (which carries the launch)."""
+    by = {}
+    for _, steps in runs:
+        for (t0, c0, w), (t1, c1, w1) in zip(steps[1:], steps[2:]):
+            if w1 == w and c1 > c0 and t1 > t0:
+                v = by.setdefault(w, [0, 0.0])
+                v[0] += c1 - c0
+                v[1] += t1 - t0
+    return by
+
+
+CURVE_SECONDS = 5  # a world's point: of at least as many steady seconds
+
+
+def rate_curve(by):
+    """"W:R,..." for --rate-curve: each world's samples a second, for the
+    worlds seen steady CURVE_SECONDS or more; "" if none was."""
+    return ",".join("%d:%.1f" % (w, by[w][0] / by[w][1])
+                    for w in sorted(by) if by[w][1] >= CURVE_SECONDS)
+
+
+def relaunch_gaps(runs):
+    """Seconds from the last step of a launch to the first of the next
+    (launches without a step left out)."""
+    timed = [st for _, st in runs if st]
+    return [b[0][0] - a[-1][0] for a, b in zip(timed, timed[1:])]
+
+
+def cold_launches(runs):
+    """Seconds from a plain job's start to its ranks' first step."""
+    return [st[0][0] - t for t, st in runs if t is not None and st]
 
 
 TIMELINE = re.compile(r"^elastic-run: (\d{4}-\d\d-\d\dT[\d:.]+)Z "
@@ -206,7 +259,7 @@ def main():
     ap.add_argument("policies", nargs="+")
     a = ap.parse_args()
 
-    runs, rates, gaps, stops = {}, [], {}, []
+    runs, gaps, colds, stops, by = {}, {}, {}, [], {}
     for p in a.policies:
         d = "%s/%s" % (a.out, p)
         try:
@@ -216,34 +269,52 @@ def main():
             continue
         rows = read_series(d + "/series", t0)
         duration = t1 - t0
-        pos, repeated, r = run_figures(rows, duration)
-        rates += r
-        gaps[p] = relaunch_gaps(rows)
+        pos, repeated = run_figures(rows, duration)
+        ls = launches(d + "/out")
+        for w, (c, t) in steady(ls).items():
+            v = by.setdefault(w, [0, 0.0])
+            v[0] += c
+            v[1] += t
+        gaps[p], colds[p] = relaunch_gaps(ls), cold_launches(ls)
         if p == "slurm-elastic":
             stops = stop_phases(d + "/out")
         runs[p] = (rows, duration, pos, repeated,
                    node_seconds(d + "/sacct", a.nodes))
-    if not runs or not rates:
+    node_s = sum(w * v[1] for w, v in by.items())
+    if not runs or not node_s:
         sys.exit("trace_report: no run trained: nothing to report")
-    rate = statistics.median(rates)
+    rate = sum(v[0] for v in by.values()) / node_s
+    curve = rate_curve(by)
     duration = max(v[1] for v in runs.values())
-    # The simulator's costs: a new world's first step comes `gap` after
-    # the old world's last (checkpoint, resize, a new job's start,
-    # relaunch: all in --restart), as measured on each policy's run (on
-    # all of them for a run that never relaunched).
-    every = [g for v in gaps.values() for g in v]
-    gap_all = statistics.median(every) if every else 8.0
-    sim, texts, gap_of = {}, [], {}
+    # The simulator's costs, as measured on each policy's run (on all of
+    # them for a run without one): a new world's first step comes `gap`
+    # after the old world's last (checkpoint, resize, a new job's start,
+    # relaunch: all in --restart), a plain job's ranks `cold` after its
+    # start.
+    def median_of(d, p, default):
+        every = [g for v in d.values() for g in v]
+        return statistics.median(d[p]) if d[p] else \
+            statistics.median(every) if every else default
+    sim, texts, gap_of, cold_of = {}, [], {}, {}
     for p in runs:
-        gap_of[p] = statistics.median(gaps[p]) if gaps[p] else gap_all
-        # elastic-run takes the world changes before the old ranks are
-        # down in one relaunch: that part of it, as measured.
-        stop = min(statistics.median(stops), gap_of[p]) \
-            if p == "slurm-elastic" and stops else 0
-        table, text = sim_table(a.goodput, a.sim_args.split() + [
-            "--rate", "%.3f" % rate, "--ckpt", "0", "--resize", "0",
-            "--start", "0", "--restart", "%.2f" % gap_of[p],
-            "--stop", "%.2f" % stop, "--policies", p + ",oracle"])
+        gap_of[p] = median_of(gaps, p, 8.0)
+        cold_of[p] = min(median_of(colds, p, gap_of[p]), gap_of[p])
+        restart, stop = gap_of[p], 0.0
+        if p == "slurm-elastic" and stops:
+            # elastic-run takes the world changes before the old ranks
+            # are down in one relaunch: that part of it, as measured.
+            stop = min(statistics.median(stops), gap_of[p])
+        elif p == "restart-at-size":
+            # the old job ends, then the new one starts cold
+            stop = gap_of[p] - cold_of[p]
+        elif p == "native-requeue":
+            restart = cold_of[p]  # requeued, it waits for its nodes
+        args = ["--rate", "%.3f" % rate, "--ckpt", "0", "--resize", "0",
+                "--start", "0", "--restart", "%.2f" % restart,
+                "--stop", "%.2f" % stop, "--policies", p + ",oracle"]
+        if curve:
+            args += ["--rate-curve", curve]
+        table, text = sim_table(a.goodput, a.sim_args.split() + args)
         sim[p] = table.get(p, (0, 0))
         sim["oracle"] = table.get("oracle", (0, 0))
         texts.append(text)
@@ -251,11 +322,16 @@ def main():
         f.write("\n".join(texts))
     oracle = sim.get("oracle", (0, 0))[0]
     target = oracle * duration / 2
-    print("bench-trace: the client: %.1f samples/s per node (median of %d "
-          "steady seconds); a world change, from the last step to the "
-          "next: %s; the oracle %.1f samples/s; the simulator with those "
-          "costs: %s" % (rate, len(rates), ", ".join(
-              "%s %.1f s (%d)" % (p, gap_of[p], len(gaps[p])) for p in runs),
+    print("bench-trace: the client: %.1f samples/s per node (over %.0f "
+          "steady node-seconds), by world (the simulator's and the "
+          "oracle's): %s; a world change, from the last step to the next: "
+          "%s; a plain job's start to its first step: %s; the oracle %.1f "
+          "samples/s; the simulator with those costs: %s" % (
+              rate, node_s, curve or "-", ", ".join(
+                  "%s %.1f s (%d)" % (p, gap_of[p], len(gaps[p]))
+                  for p in runs), ", ".join(
+                  "%s %.1f s (%d)" % (p, cold_of[p], len(colds[p]))
+                  for p in runs if p != "slurm-elastic"),
               oracle, a.out + "/sim.txt"))
     hdr = ("policy", "samples/s", "% oracle", "to target s", "spot n-h",
            "od n-h", "repeated", "cost $", "sim samples/s", "sim - replay")

@@ -214,6 +214,80 @@ static void test_crash(void **state)
 	assert_true(crashed < run(&p, half, GOODSIM_ELASTIC).samples);
 }
 
+/* A measured client: the curve's points and the lines between them, the
+ * last point's per node past it; the oracle and the groups train at it. */
+static void test_curve(void **state)
+{
+	static const char *const bad[] = { "",	      "0:5",	 "2:5,2:6",
+					   "3:5,2:6", "2:-1",	 "2:5,",
+					   "x",	      "2:5;3:6", "2000:5" };
+	struct goodsim_params p;
+	struct goodsim_result r, e;
+	elastic_error_t err;
+
+	(void)state;
+	params(&p);
+	assert_int_equal(goodsim_set_curve(&p, "2:100,4:150", &err), 0);
+	assert_int_equal(p.ncurve, 4);
+	assert_float_equal(goodsim_world_rate(&p, 1), 50, 1e-9);
+	assert_float_equal(goodsim_world_rate(&p, 2), 100, 1e-9);
+	assert_float_equal(goodsim_world_rate(&p, 3), 125, 1e-9);
+	assert_float_equal(goodsim_world_rate(&p, 4), 150, 1e-9);
+	assert_float_equal(goodsim_world_rate(&p, 6), 225, 1e-9);
+	assert_int_equal(goodsim_check(&p, &err), 0);
+	/* the oracle: 6 nodes, one group: 225 a second */
+	r = run(&p, steady, GOODSIM_ORACLE);
+	assert_float_equal(r.samples, 225.0 * 3600, 1e-6);
+	/* the group trains at the curve too, less its start */
+	e = run(&p, steady, GOODSIM_ELASTIC);
+	if (e.samples > r.samples || e.samples < 0.98 * r.samples)
+		fail_msg("elastic: %.0f samples, not 98..100%% of %.0f",
+			 e.samples, r.samples);
+	/* two groups of 4 nodes each (4 spot, 4 on-demand): 2 x 150 */
+	p.groups = 2;
+	p.ondemand_nodes = 4;
+	r = run(&p, steady, GOODSIM_ORACLE);
+	assert_float_equal(r.samples, 300.0 * 3600, 1e-6);
+	/* 7 nodes over 2 groups: 3 and 4 */
+	p.ondemand_nodes = 3;
+	r = run(&p, steady, GOODSIM_ORACLE);
+	assert_float_equal(r.samples, (125.0 + 150) * 3600, 1e-6);
+	/* without one, linear */
+	p.ncurve = 0;
+	assert_float_equal(goodsim_world_rate(&p, 6), 60, 1e-9);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		if (goodsim_set_curve(&p, bad[i], &err) != -1)
+			fail_msg("'%s' taken", bad[i]);
+		assert_non_null(strstr(err.text, "rate-curve"));
+		assert_int_equal(p.ncurve, 0);
+	}
+}
+
+/* Restart-at-size: a change tells the old job to end; it holds its
+ * nodes for stop_s, then the new one starts cold, its ranks up
+ * restart_s - stop_s later.  The first job starts cold too. */
+static void test_restart_stop(void **state)
+{
+	struct goodsim_params p;
+	struct goodsim_result r0, r3;
+
+	(void)state;
+	params(&p);
+	p.restart_s = 8;
+	r0 = run(&p, half, GOODSIM_RESTART);
+	p.stop_s = 3;
+	r3 = run(&p, half, GOODSIM_RESTART);
+	assert_int_equal(r0.resizes, 2);
+	assert_int_equal(r3.resizes, 2);
+	/* the same dead time at the change; the first launch 3 s shorter:
+	 * 3 s of 6 nodes at 10 a node */
+	assert_float_equal(r3.samples - r0.samples, 180, 1e-6);
+	/* for those 3 s the old job held its 4 spot nodes (the reclaimed
+	 * one until it ended), where the new one would have held 3 */
+	assert_float_equal(r3.spot_node_s - r0.spot_node_s, 3, 1e-6);
+	assert_float_equal(r3.ondemand_node_s, r0.ondemand_node_s, 1e-6);
+}
+
 /* In place, on the same traces: a shrink costs the survivors inplace_s
  * instead of a checkpoint and a relaunch; at a grow the old world trains
  * on while the joiners start; a crash loses nothing. */
@@ -387,6 +461,8 @@ int main(void)
 		cmocka_unit_test(test_coalesce),
 		cmocka_unit_test(test_crash),
 		cmocka_unit_test(test_inplace),
+		cmocka_unit_test(test_curve),
+		cmocka_unit_test(test_restart_stop),
 		cmocka_unit_test(test_check),
 		cmocka_unit_test(test_synthetic),
 		cmocka_unit_test(test_passes),

@@ -100,6 +100,8 @@ static void usage(FILE *f)
 		"(default: none)\n"
 		"  --log-every=K         rank 0 prints the loss every K steps "
 		"(10)\n"
+		"  --log-time            ... with the wall-clock time, in "
+		"seconds since the epoch\n"
 		"  --step-sleep=SEC      simulated compute per step (0)\n"
 		"  --sample-sleep=SEC    simulated compute per sample of the "
 		"rank's share\n"
@@ -195,6 +197,7 @@ static void parse_args(int argc, char **argv, struct config *c)
 		O_LOG_EVERY,
 		O_STEP_SLEEP,
 		O_SAMPLE_SLEEP,
+		O_LOG_TIME,
 	};
 	static const struct option longopts[] = {
 		{ "samples", required_argument, NULL, O_SAMPLES },
@@ -213,6 +216,7 @@ static void parse_args(int argc, char **argv, struct config *c)
 		{ "log-every", required_argument, NULL, O_LOG_EVERY },
 		{ "step-sleep", required_argument, NULL, O_STEP_SLEEP },
 		{ "sample-sleep", required_argument, NULL, O_SAMPLE_SLEEP },
+		{ "log-time", no_argument, NULL, O_LOG_TIME },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -268,6 +272,9 @@ static void parse_args(int argc, char **argv, struct config *c)
 		case O_SAMPLE_SLEEP:
 			c->sample_sleep =
 			    opt_double("sample-sleep", optarg, 0, 60);
+			break;
+		case O_LOG_TIME:
+			c->log_time = true;
 			break;
 		case 'h':
 			if (my_rank == 0)
@@ -372,9 +379,17 @@ static void log_step_loss(const struct config *c, const struct state *st,
 {
 	if (my_rank == 0 && c->log_every && st->step % c->log_every == 0) {
 		printf("step %lld epoch %lld samples %lld loss %.6f "
-		       "world %d\n",
+		       "world %d",
 		       (long long)st->step, (long long)epoch,
 		       (long long)st->consumed, sqerr / (double)n, n_ranks);
+		if (c->log_time) {
+			struct timespec t;
+
+			clock_gettime(CLOCK_REALTIME, &t);
+			printf(" time %lld.%03ld", (long long)t.tv_sec,
+			       t.tv_nsec / 1000000);
+		}
+		putchar('\n');
 		fflush(stdout);
 	}
 }

@@ -7,6 +7,7 @@
 #ifndef TRAIN_MPI_H
 #define TRAIN_MPI_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -27,6 +28,7 @@ struct config {
 	long checkpoint_every;
 	const char *sample_log_dir;
 	long log_every;
+	bool log_time; /* the step lines' wall-clock time */
 	double step_sleep;
 	double sample_sleep; /* per sample of the rank's share */
 };
