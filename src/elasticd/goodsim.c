@@ -842,6 +842,15 @@ static int elastic_pass(struct sim *s, struct ggroup *g)
 
 /* ----------------------------------------------- native and restart */
 
+/* Restart-at-size: how long the old job takes to end once told (its
+ * ranks' checkpoint and end, stop_s; ranks still starting have nothing
+ * to write: at once). */
+static int64_t restart_end(struct sim *s, struct gtrain *tr)
+{
+	train_to(s, tr, s->now);
+	return tr->state == T_TRAIN ? ms_of(s->p->ckpt_s + s->p->stop_s) : 0;
+}
+
 /* Nodes of j that are there, while it runs. */
 static size_t job_present(const struct sim *s, int32_t ji)
 {
@@ -886,6 +895,7 @@ static int plain_step(struct sim *s, struct ggroup *g)
 {
 	struct gjob *j = g->job >= 0 ? &s->job[g->job] : NULL;
 	unsigned want;
+	int64_t end;
 
 	if (j && j->phase == PHASE_RUNNING && !j->launched) {
 		/* started: ranks up after the launch (restart-at-size: the
@@ -914,12 +924,13 @@ static int plain_step(struct sim *s, struct ggroup *g)
 	if (want == j->nnodes || !want)
 		return 0;
 	/* a change: stop, and start again at the new size once the old
-	 * job is gone (its ranks' checkpoint and end: stop_s) */
+	 * job is gone */
+	end = restart_end(s, &g->tr);
 	train_stop(s, &g->tr, s->now);
 	g->tr.world = 0;
-	job_term(s, g->job, ms_of(s->p->ckpt_s + s->p->stop_s));
+	job_term(s, g->job, end);
 	g->old = g->job;
-	return group_submit_job(s, g, want, ms_of(s->p->ckpt_s + s->p->stop_s));
+	return group_submit_job(s, g, want, end);
 }
 
 /* -------------------------------------------------------------- faults */
@@ -930,6 +941,7 @@ static void node_remove(struct sim *s, uint32_t n, bool crash)
 	struct gnode *nd = &s->node[n];
 	struct gjob *j;
 	struct ggroup *g;
+	int64_t end;
 
 	if (nd->job == NOBODY) {
 		if (nd->present)
@@ -966,10 +978,11 @@ static void node_remove(struct sim *s, uint32_t n, bool crash)
 	if (elastic(s))
 		return; /* the unit tells elasticd; it raises at its pass */
 	/* Slurm's signal: the ranks checkpoint and leave */
+	end = restart_end(s, &g->tr);
 	train_stop(s, &g->tr, s->now);
 	g->tr.world = 0;
 	if (s->policy == GOODSIM_RESTART) /* and it starts again */
-		job_term(s, nd->job, ms_of(s->p->ckpt_s + s->p->stop_s));
+		job_term(s, nd->job, end);
 }
 
 static void node_add(struct sim *s, uint32_t n)

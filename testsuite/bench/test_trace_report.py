@@ -90,9 +90,12 @@ def main():
             [(t, 16, native_pos(t), 4) for t in range(101)]))
         write(n + "/window", "%.3f %.3f\n" % (T0, T0 + 100))
         write(n + "/sacct", "10|native|n[1-3,17]|30|PREEMPTED|\n")
-        # Its job starts at 0, its ranks step from 2 s: a cold launch of
-        # 2 s (its only one: no gap of its own).
-        write(n + "/out", job_start(0) + steps(4, range(2, 31), native_pos))
+        # Its job starts at 0, its ranks step from 2 s to 30 s; requeued,
+        # it starts again at 60 s and steps from 62 s: cold launches of
+        # 2 s, a requeue of 30 s from the last step (20 s past the grace).
+        write(n + "/out", job_start(0) + steps(4, range(2, 31), native_pos)
+              + job_start(60)
+              + steps(4, range(62, 71), lambda t: 8000 + 400 * (t - 61)))
         # Restart-at-size: cold launches of 1.5 and 2 s (median 1.75),
         # one gap of 5.5 s (39.5 s to 45 s): the old job's end is 3.75 s.
         write(r + "/series", series(
@@ -113,6 +116,7 @@ def main():
         r = subprocess.run(
             [sys.executable, HERE + "/trace_report.py", "--out", out,
              "--goodput", stub, "--nodes", "16", "--minn", "2",
+             "--grace", "10",
              "--sim-args", "--trace T --speed 60",
              "slurm-elastic", "native-requeue", "restart-at-size"],
             capture_output=True, text=True)
@@ -135,12 +139,18 @@ def main():
     check("the client's curve by world: 2:200.0,4:400.0, to the simulator",
           "2:200.0,4:400.0;" in text and
           args.count("--rate-curve 2:200.0,4:400.0") == 3)
-    check("the relaunch gaps from the timed steps: elastic 6 s, restart "
-          "5.5 s, native none (the runs' median printed)",
-          "slurm-elastic 6.0 s (1), native-requeue 5.8 s (0), "
+    check("the relaunch gaps from the timed steps: elastic 6 s, native "
+          "32 s, restart 5.5 s",
+          "slurm-elastic 6.0 s (1), native-requeue 32.0 s (1), "
           "restart-at-size 5.5 s (1)" in text)
-    check("the cold launches: native 2 s, restart 1.75 s (median of 2)",
-          "native-requeue 2.0 s (1), restart-at-size 1.8 s (2)" in text)
+    check("the cold launches: native 2 s (2), restart 1.75 s (median of 2)",
+          "native-requeue 2.0 s (2), restart-at-size 1.8 s (2)" in text)
+    check("native's requeue: 30 s from its last step to its next start, "
+          "the simulator's --requeue 20 s past the grace",
+          "next start: 30.0 s;" in text and
+          "--stop 0.00 --policies native-requeue,oracle --rate-curve "
+          "2:200.0,4:400.0 --requeue 20.0" in args and
+          args.count("--requeue") == 1)
     check("slurm-elastic: the gap as --restart, its stop phase (event to "
           "relaunch, 2.5 s) as --stop",
           "--restart 6.00 --stop 2.50 --policies slurm-elastic" in args)

@@ -138,6 +138,13 @@ def relaunch_gaps(runs):
     return [b[0][0] - a[-1][0] for a, b in zip(timed, timed[1:])]
 
 
+def requeue_cycles(runs):
+    """Seconds from a launch's last step to the start of the next plain
+    job (a requeued one: the grace, Slurm's hold, its next pass)."""
+    return [b[0] - a[1][-1][0] for a, b in zip(runs, runs[1:])
+            if a[1] and b[0] is not None and b[0] > a[1][-1][0]]
+
+
 def cold_launches(runs):
     """Seconds from a plain job's start to its ranks' first step."""
     return [st[0][0] - t for t, st in runs if t is not None and st]
@@ -254,12 +261,14 @@ def main():
     ap.add_argument("--nodes", type=int, required=True)
     ap.add_argument("--minn", type=int, required=True)
     ap.add_argument("--sim-args", required=True)
+    ap.add_argument("--grace", type=float, default=0,
+                    help="the preemption's grace, s (native's requeue)")
     ap.add_argument("--spot-price", type=float, default=0.92)
     ap.add_argument("--ondemand-price", type=float, default=3.06)
     ap.add_argument("policies", nargs="+")
     a = ap.parse_args()
 
-    runs, gaps, colds, stops, by = {}, {}, {}, [], {}
+    runs, gaps, colds, stops, by, requeues = {}, {}, {}, [], {}, []
     for p in a.policies:
         d = "%s/%s" % (a.out, p)
         try:
@@ -276,6 +285,8 @@ def main():
             v[0] += c
             v[1] += t
         gaps[p], colds[p] = relaunch_gaps(ls), cold_launches(ls)
+        if p == "native-requeue":
+            requeues = requeue_cycles(ls)
         if p == "slurm-elastic":
             stops = stop_phases(d + "/out")
         runs[p] = (rows, duration, pos, repeated,
@@ -299,7 +310,7 @@ def main():
     for p in runs:
         gap_of[p] = median_of(gaps, p, 8.0)
         cold_of[p] = min(median_of(colds, p, gap_of[p]), gap_of[p])
-        restart, stop = gap_of[p], 0.0
+        restart, stop, requeue = gap_of[p], 0.0, None
         if p == "slurm-elastic" and stops:
             # elastic-run takes the world changes before the old ranks
             # are down in one relaunch: that part of it, as measured.
@@ -309,11 +320,17 @@ def main():
             stop = gap_of[p] - cold_of[p]
         elif p == "native-requeue":
             restart = cold_of[p]  # requeued, it waits for its nodes
+            if requeues:
+                # Slurm's requeue as it went, after the grace: the
+                # shortest (the least waiting for nodes)
+                requeue = max(0.0, min(requeues) - a.grace)
         args = ["--rate", "%.3f" % rate, "--ckpt", "0", "--resize", "0",
                 "--start", "0", "--restart", "%.2f" % restart,
                 "--stop", "%.2f" % stop, "--policies", p + ",oracle"]
         if curve:
             args += ["--rate-curve", curve]
+        if requeue is not None:
+            args += ["--requeue", "%.1f" % requeue]
         table, text = sim_table(a.goodput, a.sim_args.split() + args)
         sim[p] = table.get(p, (0, 0))
         sim["oracle"] = table.get("oracle", (0, 0))
@@ -325,13 +342,15 @@ def main():
     print("bench-trace: the client: %.1f samples/s per node (over %.0f "
           "steady node-seconds), by world (the simulator's and the "
           "oracle's): %s; a world change, from the last step to the next: "
-          "%s; a plain job's start to its first step: %s; the oracle %.1f "
-          "samples/s; the simulator with those costs: %s" % (
+          "%s; a plain job's start to its first step: %s; native's "
+          "requeue, from its last step to its next start: %s; the oracle "
+          "%.1f samples/s; the simulator with those costs: %s" % (
               rate, node_s, curve or "-", ", ".join(
                   "%s %.1f s (%d)" % (p, gap_of[p], len(gaps[p]))
                   for p in runs), ", ".join(
                   "%s %.1f s (%d)" % (p, cold_of[p], len(colds[p]))
                   for p in runs if p != "slurm-elastic"),
+              ", ".join("%.1f s" % r for r in requeues) or "-",
               oracle, a.out + "/sim.txt"))
     hdr = ("policy", "samples/s", "% oracle", "to target s", "spot n-h",
            "od n-h", "repeated", "cost $", "sim samples/s", "sim - replay")

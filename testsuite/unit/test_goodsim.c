@@ -268,6 +268,8 @@ static void test_curve(void **state)
  * restart_s - stop_s later.  The first job starts cold too. */
 static void test_restart_stop(void **state)
 {
+	static const char early[] = "0,add,a\n0,add,b\n0,add,c\n0,add,d\n"
+				    "2000,remove,d\n3600000,remove,c\n";
 	struct goodsim_params p;
 	struct goodsim_result r0, r3;
 
@@ -286,6 +288,14 @@ static void test_restart_stop(void **state)
 	 * one until it ended), where the new one would have held 3 */
 	assert_float_equal(r3.spot_node_s - r0.spot_node_s, 3, 1e-6);
 	assert_float_equal(r3.ondemand_node_s, r0.ondemand_node_s, 1e-6);
+	/* a change while the first job's ranks start (they are up at 5 s):
+	 * it ends at once, the next one is up 5 s after it starts (no
+	 * periodic checkpoints, to count its samples) */
+	p.ckpt_s = 0;
+	r3 = run(&p, early, GOODSIM_RESTART);
+	assert_int_equal(r3.resizes, 2); /* launches */
+	assert_true(r3.samples >= 50.0 * (3600 - 2 - 5 - 1));
+	assert_true(r3.samples < 50.0 * (3600 - 2 - 5 + 1));
 }
 
 /* In place, on the same traces: a shrink costs the survivors inplace_s
