@@ -239,12 +239,14 @@ def write_plot(out, runs, minn):
                 "set xlabel 'seconds'\nset ylabel 'nodes'\n"
                 "set key outside\n"
                 "plot '%s/replay.dat' index 0 using 1:2 with steps lw 2 "
-                "title 'there'" % (out, out))
+                "lc rgb 'black' title 'there'" % (out, out))
+        # a policy's colour the same in both
         for k, p in enumerate(runs):
-            f.write(", '' index %d using 1:3 with steps title '%s'" % (k, p))
+            f.write(", '' index %d using 1:3 with steps lc %d title '%s'"
+                    % (k, k + 1, p))
         f.write("\nset ylabel 'samples'\nplot ")
         f.write(", ".join("'%s/replay.dat' index %d using 1:4 with lines "
-                          "lw 2 title '%s'" % (out, k, p)
+                          "lw 2 lc %d title '%s'" % (out, k, k + 1, p)
                           for k, p in enumerate(runs)))
         f.write("\nunset multiplot\n")
     if shutil.which("gnuplot") and subprocess.run(
