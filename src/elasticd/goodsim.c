@@ -497,7 +497,7 @@ static void job_term(struct sim *s, int32_t ji, int64_t delay_ms)
 	struct gjob *j = &s->job[ji];
 
 	if (delay_ms <= 0) {
-		job_end(s, j, END_CANCELLED);
+		job_end(s, j, j->preempted ? END_PREEMPTED : END_CANCELLED);
 		return;
 	}
 	timed_add(s, ji);
