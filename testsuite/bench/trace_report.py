@@ -108,17 +108,15 @@ def launches(path):
     return out
 
 
-def steady(runs):
-    """{world: [samples, seconds]} of each launch's steps after its
-    first (which carries the launch)."""
-    by = {}
+def steady(runs, by):
+    """Adds to by, {world: [samples, seconds]}, each launch's steps after
+    its first (which carries the launch)."""
     for _, steps in runs:
         for (t0, c0, w), (t1, c1, w1) in zip(steps[1:], steps[2:]):
             if w1 == w and c1 > c0 and t1 > t0:
                 v = by.setdefault(w, [0, 0.0])
                 v[0] += c1 - c0
                 v[1] += t1 - t0
-    return by
 
 
 CURVE_SECONDS = 5  # a world's point: of at least as many steady seconds
@@ -282,10 +280,7 @@ def main():
         duration = t1 - t0
         pos, repeated = run_figures(rows, duration)
         ls = launches(d + "/out")
-        for w, (c, t) in steady(ls).items():
-            v = by.setdefault(w, [0, 0.0])
-            v[0] += c
-            v[1] += t
+        steady(ls, by)
         gaps[p], colds[p] = relaunch_gaps(ls), cold_launches(ls)
         if p == "native-requeue":
             requeues = requeue_cycles(ls)
