@@ -316,13 +316,30 @@ static int run_can_submit(struct run *x)
 	return 0;
 }
 
+/* A unit of the group preempted and still running: Slurm has freed, or
+ * is freeing, nodes for a preemptor that may need more of them than one
+ * unit held. */
+static bool run_in_grace(const struct run *x)
+{
+	for (size_t i = 0; i < x->g->nunits; i++)
+		if (x->g->units[i]->phase == PHASE_RUNNING &&
+		    x->g->units[i]->preempted)
+			return true;
+	return false;
+}
+
 /* Preemptible units for every slot lacking one (with --elastic-sizes only
- * up to the first slot not held). */
+ * up to the first slot not held).  None while a preemption's grace runs:
+ * a replacement pending then could be started on a node another unit
+ * left, before the preemptor has all it needs, and be preempted in turn
+ * (another grace for the preemptor to wait). */
 static int run_submit_preemptible(struct run *x)
 {
 	struct reconcile *r = x->r;
 	int rc;
 
+	if (run_in_grace(x))
+		return 0;
 	for (size_t i = 0; i < x->nslots; i++) {
 		struct slot *s = &r->slots[i];
 
