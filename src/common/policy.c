@@ -80,6 +80,7 @@ static const struct key {
 	{ "ElasticdStateDir", T_ABSPATH, F(elasticd_state_dir) },
 	{ "ElasticdReleaseLaunchHolds", T_HOLDS, F(elasticd_release_holds) },
 	{ "ElasticdResyncInterval", T_SECONDS, F(elasticd_resync_s) },
+	{ "ElasticdQueueInterval", T_SECONDS, F(elasticd_queue_s) },
 	{ "ElasticdNotify", T_NOTIFY, F(elasticd_notify) },
 	{ "ElasticdUnitProgram", T_ABSPATH, F(elasticd_unit_program) },
 };
@@ -197,6 +198,7 @@ void policy_defaults(struct elastic_policy *p)
 	p->elasticd_poll_ms = POLICY_POLL_MS_DEFAULT;
 	p->elasticd_release_holds = POLICY_RELEASE_HOLDS_DEFAULT;
 	p->elasticd_notify = POLICY_NOTIFY_YES;
+	p->elasticd_queue_s = POLICY_QUEUE_S_DEFAULT;
 }
 
 static const struct key *find_key(const char *name)

@@ -122,9 +122,13 @@ struct elastic_policy {
 	/* ElasticdReleaseLaunchHolds: times per group elasticd releases a
 	 * base that Slurm held after a failed launch */
 	unsigned elasticd_release_holds;
-	/* ElasticdResyncInterval: seconds between reads of the whole queue;
-	 * 0 = every poll */
+	/* ElasticdResyncInterval: seconds between reads of the groups'
+	 * owners' jobs (the groups' jobs by id between); 0 = the whole queue
+	 * every poll */
 	unsigned elasticd_resync_s;
+	/* ElasticdQueueInterval: with ElasticdResyncInterval, seconds between
+	 * reads of the whole queue; 0 = only at the start */
+	unsigned elasticd_queue_s;
 	/* ElasticdNotify: whether units tell elasticd when they start and
 	 * when Slurm signals them, and whether elasticd listens */
 	enum policy_notify elasticd_notify;
@@ -137,6 +141,7 @@ struct elastic_policy {
 #define POLICY_POLL_MS_MIN	     100
 #define POLICY_POLL_MS_MAX	     60000
 #define POLICY_POLL_MS_DEFAULT	     1000
+#define POLICY_QUEUE_S_DEFAULT	     3600
 #define POLICY_RELEASE_HOLDS_MAX     10
 #define POLICY_RELEASE_HOLDS_DEFAULT 2
 /* ElasticdListen and ElasticdServer are checked with hostport_parse()

@@ -135,6 +135,7 @@ static int reload_policy(bool first)
 		    p.elasticd_release_holds !=
 			ctx.policy.elasticd_release_holds ||
 		    p.elasticd_resync_s != ctx.policy.elasticd_resync_s ||
+		    p.elasticd_queue_s != ctx.policy.elasticd_queue_s ||
 		    p.elasticd_notify != ctx.policy.elasticd_notify ||
 		    strcmp(p.elasticd_unit_program,
 			   ctx.policy.elasticd_unit_program) ||
@@ -152,6 +153,7 @@ static int reload_policy(bool first)
 		p.elasticd_admins = ctx.policy.elasticd_admins;
 		p.elasticd_release_holds = ctx.policy.elasticd_release_holds;
 		p.elasticd_resync_s = ctx.policy.elasticd_resync_s;
+		p.elasticd_queue_s = ctx.policy.elasticd_queue_s;
 		p.elasticd_notify = ctx.policy.elasticd_notify;
 		strcpy(p.elasticd_unit_program,
 		       ctx.policy.elasticd_unit_program);
@@ -403,9 +405,9 @@ static void cycle(bool full)
 	/* Before the read: the units just submitted are read with it. */
 	submit_answers(now);
 	if (full)
-		rc = slurmio_load(ctx.io, now, FULL_REFRESH_S,
-				  ctx.policy.elasticd_resync_s, &s, &changed,
-				  &err);
+		rc = slurmio_load(
+		    ctx.io, now, FULL_REFRESH_S, ctx.policy.elasticd_resync_s,
+		    ctx.policy.elasticd_queue_s, &s, &changed, &err);
 	else
 		rc = slurmio_load_lookups(ctx.io, now, &s, &changed, &err);
 	if (rc == 0 && !s)

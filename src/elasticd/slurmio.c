@@ -39,7 +39,8 @@ struct slurmio {
 	uint32_t watch[SLURMIO_WATCH_MAX];
 	size_t nwatch;
 	bool watch_overflow;
-	int64_t last_resync_ms;
+	int64_t last_resync_ms; /* of the last read of the owners' jobs */
+	int64_t last_whole_ms;	/* of the last read of the whole queue */
 	uint32_t lookups[SLURMIO_LOOKUPS_MAX];
 	size_t nlookups;
 	/* What units run (slurmio_set_unit_program()); "" = sleep */
@@ -418,6 +419,59 @@ static int load_watched(struct slurmio *io, int64_t now_ms,
 	return settle(io, s, rc, true, ret, changed);
 }
 
+/* The owners of the snapshot's jobs, at most max, into uids: their
+ * number, or max + 1 when there are more. */
+static size_t owners(const struct snapshot *s, uid_t *uids, size_t max)
+{
+	size_t n = snapshot_count(s), k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		uid_t u = snapshot_job(s, i)->uid;
+		size_t m = 0;
+
+		while (m < k && uids[m] != u)
+			m++;
+		if (m < k)
+			continue;
+		if (k == max)
+			return max + 1;
+		uids[k++] = u;
+	}
+	return k;
+}
+
+/* The resync: every job of the groups' owners, one RPC per owner (what
+ * slurmctld packs is theirs only), and the jobs asked about.  It finds
+ * what reads by id cannot: units whose submission's answer was lost, a
+ * new group of an owner it knows.  A job slurmctld forgot leaves the
+ * snapshot, as at a read of the whole queue. */
+static int load_owners(struct slurmio *io, int64_t now_ms, const uid_t *uids,
+		       size_t n, const struct snapshot **ret, bool *changed,
+		       elastic_error_t *err)
+{
+	struct snapshot *s = snapshot_create((time_t)(now_ms / 1000));
+	int rc = 0;
+
+	if (!s)
+		return elastic_errorf(err, "out of memory");
+	for (size_t k = 0; k < n && rc == 0; k++) {
+		job_info_msg_t *msg = NULL;
+
+		rpc(io);
+		if (slurm_load_job_user(&msg, (uint32_t)uids[k],
+					SHOW_ALL | SHOW_LOCAL) != SLURM_SUCCESS)
+			rc = elastic_errorf(err, "slurm_load_job_user %u: %s",
+					    (unsigned)uids[k],
+					    slurm_strerror(errno));
+		else
+			rc = take_jobs(io, s, msg, err);
+	}
+	/* Those of other owners; the others are read twice, kept once. */
+	if (rc == 0)
+		rc = add_lookups(io, s, 0, err);
+	return settle(io, s, rc, true, ret, changed);
+}
+
 int slurmio_load_lookups(struct slurmio *io, int64_t now_ms,
 			 const struct snapshot **ret, bool *changed,
 			 elastic_error_t *err)
@@ -441,7 +495,8 @@ int slurmio_load_lookups(struct slurmio *io, int64_t now_ms,
 }
 
 int slurmio_load(struct slurmio *io, int64_t now_ms, unsigned full_refresh_s,
-		 unsigned resync_s, const struct snapshot **ret, bool *changed,
+		 unsigned resync_s, unsigned whole_s,
+		 const struct snapshot **ret, bool *changed,
 		 elastic_error_t *err)
 {
 	job_info_msg_t *msg = NULL;
@@ -449,11 +504,26 @@ int slurmio_load(struct slurmio *io, int64_t now_ms, unsigned full_refresh_s,
 	time_t since = io->last_update;
 
 	*changed = false;
-	if (resync_s && io->snap && !io->watch_overflow &&
-	    now_ms - io->last_resync_ms < (int64_t)resync_s * 1000)
-		return load_watched(io, now_ms, ret, changed, err);
+	if (resync_s && io->snap && !io->watch_overflow) {
+		uid_t uids[SLURMIO_OWNERS_MAX];
+		size_t n;
+
+		if (now_ms - io->last_resync_ms < (int64_t)resync_s * 1000)
+			return load_watched(io, now_ms, ret, changed, err);
+		n = owners(io->snap, uids, SLURMIO_OWNERS_MAX);
+		if ((!whole_s ||
+		     now_ms - io->last_whole_ms < (int64_t)whole_s * 1000) &&
+		    n <= SLURMIO_OWNERS_MAX) {
+			io->last_resync_ms = now_ms;
+			if (load_owners(io, now_ms, uids, n, ret, changed,
+					err) == 0)
+				return 0;
+			io->last_resync_ms = 0; /* again at the next cycle */
+			return -1;
+		}
+	}
 	if (resync_s)
-		io->last_resync_ms = now_ms;
+		io->last_resync_ms = io->last_whole_ms = now_ms;
 	else if (full_refresh_s &&
 		 now_ms - io->last_full_ms >= (int64_t)full_refresh_s * 1000)
 		since = 0;

@@ -26,17 +26,22 @@ void slurmio_destroy(struct slurmio *io); /* NULL is fine */
  * with the time of the last answer, so that slurmctld answers "no change"
  * (and we reuse the snapshot we have) when nothing changed; every
  * full_refresh_s seconds (0: never) the whole list is asked for
- * regardless.  With resync_s N: the whole queue only every N seconds (to
- * find new groups), and between, the jobs of the snapshot that may
- * change (the bases, ended ones too; the units until they end) and the
- * jobs asked about, one slurm_load_job() each: slurmctld finds each in
- * its hash, so that the cost is that of the groups, not of the queue
- * (more than SLURMIO_WATCH_MAX jobs: the whole queue, as with 0).  *ret
- * belongs to io and stays valid until the next slurmio_load() that
- * returns *changed = true, or slurmio_destroy().  Returns 0, or -1
- * (slurmctld unreachable, ...) leaving the previous snapshot in place.
+ * regardless.  With resync_s N: every N seconds all the jobs of the
+ * groups' owners, one slurm_load_job_user() each (a new group of an owner
+ * it knows, a unit whose submission's answer was lost); between, the jobs
+ * of the snapshot that may change (the bases, ended ones too; the units
+ * until they end) and the jobs asked about, one slurm_load_job() each:
+ * slurmctld finds each in its hash, so that the cost is that of the
+ * groups, not of the queue.  The whole queue (groups of owners not seen
+ * yet) at the first load, every whole_s seconds (0: no more), and at
+ * every load with more than SLURMIO_WATCH_MAX jobs to
+ * follow or SLURMIO_OWNERS_MAX owners.  *ret belongs to io and stays
+ * valid until the next slurmio_load() that returns *changed = true, or
+ * slurmio_destroy().  Returns 0, or -1 (slurmctld unreachable, ...)
+ * leaving the previous snapshot in place.
  */
-#define SLURMIO_WATCH_MAX 512
+#define SLURMIO_WATCH_MAX  512
+#define SLURMIO_OWNERS_MAX 64
 
 /* Jobs to read at the next load (a launcher asked about a group not seen
  * yet, a unit notified, a unit was just submitted), followed from then on;
@@ -45,7 +50,8 @@ void slurmio_destroy(struct slurmio *io); /* NULL is fine */
 #define SLURMIO_LOOKUPS_MAX 256
 void slurmio_lookup(struct slurmio *io, const uint32_t *ids, size_t n);
 int slurmio_load(struct slurmio *io, int64_t now_ms, unsigned full_refresh_s,
-		 unsigned resync_s, const struct snapshot **ret, bool *changed,
+		 unsigned resync_s, unsigned whole_s,
+		 const struct snapshot **ret, bool *changed,
 		 elastic_error_t *err);
 
 /*

@@ -83,9 +83,11 @@ ed_write_conf() {
 		echo "DefaultScaleDelay=1"
 		# ED_NOTIFY=no|drop: every test without notifications, or
 		# with them lost (make check ED_NOTIFY=drop); ED_RESYNC=N:
-		# the whole queue read every N s only, the groups' jobs by id
-		# between.  A test's own keys win.
-		for kv in "ElasticdNotify=${ED_NOTIFY:-}" "ElasticdResyncInterval=${ED_RESYNC:-}"; do
+		# the owners' jobs read every N s only, the groups' jobs by id
+		# between; ED_QUEUE=M: the whole queue every M s.  A test's own
+		# keys win.
+		for kv in "ElasticdNotify=${ED_NOTIFY:-}" "ElasticdResyncInterval=${ED_RESYNC:-}" \
+			"ElasticdQueueInterval=${ED_QUEUE:-}"; do
 			case " $* " in *" ${kv%%=*}="*) continue ;; esac
 			[ -z "${kv#*=}" ] || echo "$kv"
 		done

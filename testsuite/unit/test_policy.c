@@ -60,6 +60,7 @@ static void defaults(void **state)
 	assert_string_equal(p.elasticd_state_dir, "");
 	assert_int_equal(p.elasticd_release_holds, 2);
 	assert_int_equal(p.elasticd_resync_s, 0);
+	assert_int_equal(p.elasticd_queue_s, 3600);
 	assert_int_equal(p.elasticd_notify, POLICY_NOTIFY_YES);
 	assert_string_equal(p.elasticd_unit_program, "");
 }
@@ -144,6 +145,7 @@ static const char all_keys_text[] =
     "ElasticdStateDir=/var/lib/elasticd\n"
     "ElasticdReleaseLaunchHolds=0\n"
     "ElasticdResyncInterval=60\n"
+    "ElasticdQueueInterval=0\n"
     "ElasticdNotify=drop\n"
     "ElasticdUnitProgram=/opt/se/bin/elastic-run\n";
 
@@ -198,6 +200,7 @@ static void check_all_keys(const struct elastic_policy *p)
 	assert_string_equal(p->elasticd_state_dir, "/var/lib/elasticd");
 	assert_int_equal(p->elasticd_release_holds, 0);
 	assert_int_equal(p->elasticd_resync_s, 60);
+	assert_int_equal(p->elasticd_queue_s, 0);
 	assert_int_equal(p->elasticd_notify, POLICY_NOTIFY_DROP);
 	assert_string_equal(p->elasticd_unit_program,
 			    "/opt/se/bin/elastic-run");
