@@ -90,7 +90,11 @@ hjid=$(sbatch --parsable -p high -N2 -J preemptor -D "$ED_TMP" -o /dev/null -t 3
 inplace_phase 2 "a 2-node high-priority job takes 2 units: it goes on at 2 ranks in place"
 p_pre=$(pids_in "$last_world")
 ok "... the 2 ranks that stayed kept their processes ($p_pre in $p_grow)" subset "$p_pre" "$p_grow"
-ok "the preemptor runs" wait_until 30 job_running "$hjid"
+ok "the preemptor runs" wait_until 30 job_running "$hjid" || {
+	# Which unit holds it up, and what its ranks said.
+	diag "$(squeue -h -t all -o '%i %T %r %N %j' 2>&1 | tail -n 12)"
+	diag "$(grep -vE '^(step [0-9]+ epoch|train_ddp: world)' "$out" | tail -n 60)"
+}
 
 t_phase=$(now)
 scancel "$hjid"
