@@ -11,7 +11,7 @@
 . "$(dirname "$0")/pytorch.sh"
 ed_setup
 
-plan 33
+plan 34
 pytorch_setup
 
 SAMPLES=2048 BATCH=64 EVERY=20
@@ -90,11 +90,25 @@ hjid=$(sbatch --parsable -p high -N2 -J preemptor -D "$ED_TMP" -o /dev/null -t 3
 inplace_phase 2 "a 2-node high-priority job takes 2 units: it goes on at 2 ranks in place"
 p_pre=$(pids_in "$last_world")
 ok "... the 2 ranks that stayed kept their processes ($p_pre in $p_grow)" subset "$p_pre" "$p_grow"
-ok "the preemptor runs" wait_until 30 job_running "$hjid" || {
-	# Which unit holds it up, and what its ranks said.
+# preempted_held: a unit of the group preempted (its grace runs) still
+# holds its node.  The ranks that leave have nothing to save: they exit
+# at once, and elasticd releases their units, well before Slurm's grace
+# (15 s) would end them.
+preempted_held() {
+	local u
+	for u in $(running_units "$base"); do
+		case $(job_field "$u" PreemptTime) in "" | None | Unknown) ;; *) return 0 ;; esac
+	done
+	return 1
+}
+# show_hold: which unit holds the preemptor up, and what the ranks said.
+show_hold() {
 	diag "$(squeue -h -t all -o '%i %T %r %N %j' 2>&1 | tail -n 12)"
 	diag "$(grep -vE '^(step [0-9]+ epoch|train_ddp: world)' "$out" | tail -n 60)"
 }
+ok "... the ranks that left exited at once: their preempted units are released within 8 s" \
+	wait_until 8 eval '! preempted_held' || show_hold
+ok "the preemptor runs" wait_until 30 job_running "$hjid" || show_hold
 
 t_phase=$(now)
 scancel "$hjid"

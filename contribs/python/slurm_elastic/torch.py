@@ -16,6 +16,7 @@ in one small all-reduce, so that every rank stops after the same step::
 import datetime
 import os
 import signal
+import sys
 import warnings
 
 import torch
@@ -29,6 +30,22 @@ __all__ = ["InPlace", "event_agreed", "init_process_group"]
 # torch.distributed is loaded now: a torch without libuv needs USE_LIBUV=0
 # before its first rendezvous.
 torch_store_fallback()
+
+
+def _leave():
+    """End a rank whose member left the world, at once: os._exit after
+    flushing stdio, no interpreter shutdown.  That shutdown frees the DDP
+    the script still holds, whose process group joins its worker thread
+    with the GIL held, while that thread may be freeing the last
+    collective's tensor, which needs the GIL: a deadlock, until Slurm
+    kills the rank at the end of its grace, holding the node the
+    preemptor waits for."""
+    for f in (sys.stdout, sys.stderr):
+        try:
+            f.flush()
+        except (OSError, ValueError, AttributeError):
+            pass  # closed or replaced: nothing to flush
+    os._exit(EXIT_EVENT)
 
 
 def init_process_group(*args, **kwargs):
@@ -226,6 +243,10 @@ class InPlace:
         """Call once per step on every rank.  True when the world was
         resized in place (rebuild DDP and what depends on the world size);
         does not return when the rank leaves or the restart path is taken.
+        A rank that leaves (its node is taken back) ends at once with
+        os._exit(75) once stdout and stderr are flushed: its ``finally``
+        blocks and atexit handlers do not run (torch's own shutdown of a
+        process group that DDP still holds can deadlock there).
         """
         from . import elastic_event_clear
 
@@ -279,8 +300,9 @@ class InPlace:
         except (RuntimeError, AssertionError, ValueError):
             pass
         if rank is None:
-            # Our member left the world (its node is taken back).
-            raise SystemExit(EXIT_EVENT)
+            # Our member left the world (its node is taken back): the
+            # state lives on in the others, nothing to save.
+            _leave()
         self._world = w
         self._init(w)
         self._sync(w.src, survived=True)
