@@ -270,12 +270,16 @@ static void perform(struct action_list *l, int64_t now)
 {
 	elastic_error_t err;
 
+	/* The decisions first, when they are made: each action after waits
+	 * for slurmctld's locks (tens of ms with a long queue). */
+	for (size_t i = 0; i < l->n; i++)
+		if (l->a[i].type == ACTION_NOTE)
+			elog_info("%s", l->a[i].text);
 	for (size_t i = 0; i < l->n; i++) {
 		const struct action *a = &l->a[i];
 
 		switch (a->type) {
 		case ACTION_NOTE:
-			elog_info("%s", a->text);
 			break;
 		case ACTION_SUBMIT:
 			/* Answered at a later cycle (submit_answers). */
