@@ -198,6 +198,7 @@ void policy_defaults(struct elastic_policy *p)
 	p->elasticd_poll_ms = POLICY_POLL_MS_DEFAULT;
 	p->elasticd_release_holds = POLICY_RELEASE_HOLDS_DEFAULT;
 	p->elasticd_notify = POLICY_NOTIFY_YES;
+	p->elasticd_resync_s = POLICY_RESYNC_S_DEFAULT;
 	p->elasticd_queue_s = POLICY_QUEUE_S_DEFAULT;
 }
 

@@ -141,6 +141,7 @@ struct elastic_policy {
 #define POLICY_POLL_MS_MIN	     100
 #define POLICY_POLL_MS_MAX	     60000
 #define POLICY_POLL_MS_DEFAULT	     1000
+#define POLICY_RESYNC_S_DEFAULT	     60
 #define POLICY_QUEUE_S_DEFAULT	     3600
 #define POLICY_RELEASE_HOLDS_MAX     10
 #define POLICY_RELEASE_HOLDS_DEFAULT 2

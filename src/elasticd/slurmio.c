@@ -504,16 +504,16 @@ int slurmio_load(struct slurmio *io, int64_t now_ms, unsigned full_refresh_s,
 	time_t since = io->last_update;
 
 	*changed = false;
-	if (resync_s && io->snap && !io->watch_overflow) {
+	if (resync_s && io->snap && !io->watch_overflow &&
+	    (!whole_s ||
+	     now_ms - io->last_whole_ms < (int64_t)whole_s * 1000)) {
 		uid_t uids[SLURMIO_OWNERS_MAX];
 		size_t n;
 
 		if (now_ms - io->last_resync_ms < (int64_t)resync_s * 1000)
 			return load_watched(io, now_ms, ret, changed, err);
 		n = owners(io->snap, uids, SLURMIO_OWNERS_MAX);
-		if ((!whole_s ||
-		     now_ms - io->last_whole_ms < (int64_t)whole_s * 1000) &&
-		    n <= SLURMIO_OWNERS_MAX) {
+		if (n <= SLURMIO_OWNERS_MAX) {
 			io->last_resync_ms = now_ms;
 			if (load_owners(io, now_ms, uids, n, ret, changed,
 					err) == 0)

@@ -83,11 +83,12 @@ ed_write_conf() {
 		echo "DefaultScaleDelay=1"
 		# ED_NOTIFY=no|drop: every test without notifications, or
 		# with them lost (make check ED_NOTIFY=drop); ED_RESYNC=N:
-		# the owners' jobs read every N s only, the groups' jobs by id
-		# between; ED_QUEUE=M: the whole queue every M s.  A test's own
-		# keys win.
+		# the owners' jobs read every N s (default 60), the groups'
+		# jobs by id between; ED_QUEUE=M: the whole queue every M s
+		# (10 here, not the default hour: the tests' groups run no
+		# launcher that would ask for them).  A test's own keys win.
 		for kv in "ElasticdNotify=${ED_NOTIFY:-}" "ElasticdResyncInterval=${ED_RESYNC:-}" \
-			"ElasticdQueueInterval=${ED_QUEUE:-}"; do
+			"ElasticdQueueInterval=${ED_QUEUE:-10}"; do
 			case " $* " in *" ${kv%%=*}="*) continue ;; esac
 			[ -z "${kv#*=}" ] || echo "$kv"
 		done

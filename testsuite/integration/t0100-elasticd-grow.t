@@ -2,10 +2,13 @@
 # elasticd grows a group onto idle nodes: elastic-alice's min=1 max=4
 # step=1 job on the 4 idle nodes of the base/preempt partitions reaches a
 # world of 4 nodes, the base and 3 one-node preemptible units that elasticd
-# submitted as her; cancelling the base releases every unit.
+# submitted as her; cancelling the base releases every unit.  elasticd
+# reads the whole queue at every poll here (ElasticdResyncInterval=0; the
+# other tests run with the groups' jobs read by id).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/elasticd.sh"
 ed_setup
+ed_write_conf ElasticdResyncInterval=0
 
 plan 33
 

@@ -59,7 +59,7 @@ static void defaults(void **state)
 	assert_string_equal(p.elasticd_munge_socket, "");
 	assert_string_equal(p.elasticd_state_dir, "");
 	assert_int_equal(p.elasticd_release_holds, 2);
-	assert_int_equal(p.elasticd_resync_s, 0);
+	assert_int_equal(p.elasticd_resync_s, 60);
 	assert_int_equal(p.elasticd_queue_s, 3600);
 	assert_int_equal(p.elasticd_notify, POLICY_NOTIFY_YES);
 	assert_string_equal(p.elasticd_unit_program, "");
