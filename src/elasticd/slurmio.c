@@ -472,16 +472,40 @@ static int load_owners(struct slurmio *io, int64_t now_ms, const uid_t *uids,
 	return settle(io, s, rc, true, ret, changed);
 }
 
+/* The units in a preemption's grace (at most STEP_READS_MAX), asked
+ * about: while a grace runs they are read at every cycle, their steps
+ * too, so that the unit is released once its ranks have left and the
+ * group's replacement is asked for once it ended, whatever the poll.
+ * How many. */
+static size_t follow_graces(struct slurmio *io)
+{
+	size_t n = snapshot_count(io->snap), k = 0;
+
+	for (size_t i = 0; i < n && k < STEP_READS_MAX; i++) {
+		const struct job_view *j = snapshot_job(io->snap, i);
+
+		if (in_grace(j)) {
+			slurmio_lookup(io, &j->id, 1);
+			k++;
+		}
+	}
+	return k;
+}
+
 int slurmio_load_lookups(struct slurmio *io, int64_t now_ms,
 			 const struct snapshot **ret, bool *changed,
 			 elastic_error_t *err)
 {
 	struct snapshot *s;
+	size_t graces;
 	int rc;
 
 	*changed = false;
 	*ret = io->snap;
-	if (!io->snap || !io->nlookups)
+	if (!io->snap)
+		return 0;
+	graces = follow_graces(io);
+	if (!io->nlookups)
 		return 0;
 	if (!(s = snapshot_create((time_t)(now_ms / 1000))))
 		return elastic_errorf(err, "out of memory");
@@ -491,7 +515,7 @@ int slurmio_load_lookups(struct slurmio *io, int64_t now_ms,
 	rc = add_lookups(io, s, 0, err);
 	if (rc == 0)
 		rc = add_kept(io, s, false, err);
-	return settle(io, s, rc, false, ret, changed);
+	return settle(io, s, rc, graces > 0, ret, changed);
 }
 
 int slurmio_load(struct slurmio *io, int64_t now_ms, unsigned full_refresh_s,

@@ -55,13 +55,13 @@ int slurmio_load(struct slurmio *io, int64_t now_ms, unsigned full_refresh_s,
 		 elastic_error_t *err);
 
 /*
- * Between loads: only the jobs asked about (slurmio_lookup()), read one
- * by one (by id: slurmctld finds each in its hash) into a copy of the
- * snapshot, the rest as they were (and the units in a grace keep what
- * the last read of their steps found: no step is read here).  What a
- * notification costs slurmctld: nothing that grows with the queue.  No
- * job asked about: nothing read, *ret the snapshot there is (NULL before
- * the first load), *changed false.  0, or -1 with err set.
+ * Between loads: only the jobs asked about (slurmio_lookup()), and the
+ * units in a preemption's grace with their steps (at most 16 of them,
+ * only while a grace runs), read one by one (by id: slurmctld finds each
+ * in its hash) into a copy of the snapshot, the rest as they were.  What
+ * a notification costs slurmctld: nothing that grows with the queue.  No
+ * job to read: nothing read, *ret the snapshot there is (NULL before the
+ * first load), *changed false.  0, or -1 with err set.
  */
 int slurmio_load_lookups(struct slurmio *io, int64_t now_ms,
 			 const struct snapshot **ret, bool *changed,
