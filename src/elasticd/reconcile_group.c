@@ -89,6 +89,11 @@ bool rec_usable(const struct job_view *j)
 	return j->phase == PHASE_RUNNING && !j->preempted;
 }
 
+bool rec_in_grace(const struct job_view *j)
+{
+	return j->phase == PHASE_RUNNING && j->preempted;
+}
+
 const char *rec_end_words(const struct job_view *j)
 {
 	if (!j)

@@ -236,5 +236,7 @@ int rec_step_running(struct reconcile *r, struct group *g,
 int rec_step_stopped(struct reconcile *r, struct group *g, int64_t now,
 		     struct action_list *out);
 bool rec_usable(const struct job_view *j);
+/* Preempted and still running: in its preemption's grace. */
+bool rec_in_grace(const struct job_view *j);
 
 #endif

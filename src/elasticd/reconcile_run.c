@@ -110,9 +110,7 @@ static int run_candidates(struct run *x)
 	for (size_t i = 0; i < g->nunits; i++) {
 		const struct job_view *u = g->units[i];
 
-		if (!rec_live(u) ||
-		    (u->phase == PHASE_RUNNING && u->preempted) ||
-		    rec_released(g, u->id))
+		if (!rec_live(u) || rec_in_grace(u) || rec_released(g, u->id))
 			continue;
 		r->cands[x->nc++] = (struct cand){
 			u->id,
@@ -218,7 +216,7 @@ static int run_releases(struct run *x)
 		const struct job_view *u = g->units[i];
 		bool seen;
 
-		if (u->phase != PHASE_RUNNING || !u->preempted)
+		if (!rec_in_grace(u))
 			continue;
 		seen = rec_released(g, u->id) != NULL;
 		if (seen && !u->steps_gone)
@@ -322,8 +320,7 @@ static int run_can_submit(struct run *x)
 static bool run_in_grace(const struct run *x)
 {
 	for (size_t i = 0; i < x->g->nunits; i++)
-		if (x->g->units[i]->phase == PHASE_RUNNING &&
-		    x->g->units[i]->preempted)
+		if (rec_in_grace(x->g->units[i]))
 			return true;
 	return false;
 }
