@@ -177,6 +177,13 @@ unsigned policy_caps_get(const struct policy_caps *c, const char *name)
 	return 0;
 }
 
+unsigned policy_poll_ms(const struct elastic_policy *p, bool notified)
+{
+	if (p->elasticd_poll_ms)
+		return p->elasticd_poll_ms;
+	return notified ? POLICY_POLL_MS_NOTIFIED : POLICY_POLL_MS_DEFAULT;
+}
+
 void policy_defaults(struct elastic_policy *p)
 {
 	memset(p, 0, sizeof(*p));
@@ -195,7 +202,6 @@ void policy_defaults(struct elastic_policy *p)
 	p->default_keep = 3;
 	strcpy(p->default_checkpoint_dir, "%h/elastic-checkpoints/%j");
 	strcpy(p->elasticd_listen, POLICY_DEFAULT_LISTEN);
-	p->elasticd_poll_ms = POLICY_POLL_MS_DEFAULT;
 	p->elasticd_release_holds = POLICY_RELEASE_HOLDS_DEFAULT;
 	p->elasticd_notify = POLICY_NOTIFY_YES;
 	p->elasticd_resync_s = POLICY_RESYNC_S_DEFAULT;

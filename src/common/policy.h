@@ -112,8 +112,9 @@ struct elastic_policy {
 
 	/* elasticd's own settings (elasticd(8)); other readers ignore them. */
 	char elasticd_listen[POLICY_LISTEN_MAX + 1]; /* ElasticdListen */
-	bool elasticd_listen_set;	    /* ElasticdListen is in the file */
-	unsigned elasticd_poll_ms;	    /* ElasticdPollInterval */
+	bool elasticd_listen_set; /* ElasticdListen is in the file */
+	/* ElasticdPollInterval; 0 = not set: policy_poll_ms() */
+	unsigned elasticd_poll_ms;
 	struct policy_list elasticd_admins; /* ElasticdAdmins */
 	/* ElasticdMungeSocket; "" = libmunge's default */
 	char elasticd_munge_socket[POLICY_PATH_MAX + 1];
@@ -137,9 +138,12 @@ struct elastic_policy {
 	char elasticd_unit_program[POLICY_PATH_MAX + 1];
 };
 
+/* ElasticdPollInterval's defaults: the poll is the safety net under
+ * notifications (NOTIFIED), the only source of news without them. */
 #define POLICY_DEFAULT_LISTEN	     "127.0.0.1:6830"
 #define POLICY_POLL_MS_MIN	     100
 #define POLICY_POLL_MS_MAX	     60000
+#define POLICY_POLL_MS_NOTIFIED	     60000
 #define POLICY_POLL_MS_DEFAULT	     1000
 #define POLICY_RESYNC_S_DEFAULT	     60
 #define POLICY_QUEUE_S_DEFAULT	     3600
@@ -147,6 +151,10 @@ struct elastic_policy {
 #define POLICY_RELEASE_HOLDS_DEFAULT 2
 /* ElasticdListen and ElasticdServer are checked with hostport_parse()
  * (hostport.h). */
+
+/* ElasticdPollInterval, or its default for whether units notify
+ * elasticd (ElasticdNotify=yes, and their program is there). */
+unsigned policy_poll_ms(const struct elastic_policy *p, bool notified);
 
 /* The built-in policy, used when elastic.conf does not exist. */
 void policy_defaults(struct elastic_policy *p);

@@ -627,5 +627,14 @@ int main(int argc, char **argv)
 	x.sen = &sen;
 	while ((rc = round_once(&x)) < 0)
 		;
+	/* The job ends with us: elasticd ends the group's units once it
+	 * sees that, at once rather than at its poll. */
+	if (src.ed_mode) {
+		elastic_error_t err;
+
+		if (elasticd_notify(&src.ed, c.job_id, "end", ED_TIMEOUT_MS,
+				    &err) < 0)
+			elog_debug("notify end: %s", err.text);
+	}
 	return rc;
 }

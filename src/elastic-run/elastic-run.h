@@ -72,6 +72,9 @@
 #define MOVED_POLL_MS 250
 /* Beyond the fault timeout: elasticd's poll and decision. */
 #define FAULT_MARGIN_S 5
+/* Meanwhile elasticd is told of the fault this often (it reads a group
+ * it was told of at every cycle for 30 s). */
+#define FAULT_TELL_S 10
 /* How often the checkpoint pass runs while the ranks train. */
 #define CKPT_TICK_S 2
 /* During the grace: how often the ranks still running are told again, and

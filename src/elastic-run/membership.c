@@ -247,6 +247,24 @@ enum fetch_result elasticd_fetch(const struct apiclient *c, uint32_t job,
 	return fr;
 }
 
+int elasticd_notify(const struct apiclient *c, uint32_t job, const char *event,
+		    unsigned timeout_ms, elastic_error_t *err)
+{
+	struct apiclient_body b = { .max = 4096 };
+	char path[96];
+	long status;
+
+	snprintf(path, sizeof(path), "/v1/groups/%u/notify?event=%s", job,
+		 event);
+	if (request(c, "POST", path, timeout_ms, &status, &b, err) != FETCH_OK)
+		status = 0;
+	else if (status != 202)
+		elastic_errorf(err, "elasticd at %s answered %ld", c->server,
+			       status);
+	free(b.data);
+	return status == 202 ? 0 : -1;
+}
+
 int elasticd_report(const struct apiclient *c, uint32_t job,
 		    uint64_t generation, long exit_ms, unsigned timeout_ms,
 		    elastic_error_t *err)

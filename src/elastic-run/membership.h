@@ -106,4 +106,12 @@ int elasticd_report(const struct apiclient *c, uint32_t job,
 		    uint64_t generation, long exit_ms, unsigned timeout_ms,
 		    elastic_error_t *err);
 
+/*
+ * POST /v1/groups/<job>/notify?event=<event>: something happened to job
+ * that elasticd should read from Slurm now rather than at its next poll
+ * (elasticd(8), NOTIFICATIONS).  0, or -1 with err set.
+ */
+int elasticd_notify(const struct apiclient *c, uint32_t job, const char *event,
+		    unsigned timeout_ms, elastic_error_t *err);
+
 #endif

@@ -15,19 +15,13 @@
 
 static void notify(struct source *src, uint32_t job_id, const char *event)
 {
-	struct apiclient_body b = { .max = 4096 };
-	char target[96];
 	elastic_error_t err;
-	long status = 0;
 
 	if (!src->have_ed || !job_id)
 		return;
-	snprintf(target, sizeof(target), "/v1/groups/%u/notify?event=%s",
-		 job_id, event);
-	if (apiclient_request(&src->ed, "POST", target, NOTIFY_TIMEOUT_MS,
-			      &status, &b, &err) != APICLIENT_ANSWER)
+	if (elasticd_notify(&src->ed, job_id, event, NOTIFY_TIMEOUT_MS, &err) <
+	    0)
 		elog_debug("notify %s: %s", event, err.text);
-	free(b.data);
 }
 
 int unit_main(const char *sigarg)

@@ -271,6 +271,17 @@ static int wait_for_world(const struct config *c, struct source *src,
 	}
 	return MEMBERS_STOPPED;
 }
+/* Tell elasticd that the group's world lost a member or a node
+ * (elasticd(8), NOTIFICATIONS): best effort, the poll is the net. */
+static void tell_fault(const struct config *c, struct source *src)
+{
+	elastic_error_t err;
+
+	if (elasticd_notify(&src->ed, c->job_id, "fault", ED_TIMEOUT_MS, &err) <
+	    0)
+		elog_debug("notify fault: %s", err.text);
+}
+
 /*
  * The world to launch now.  after_gen: the generation of the world the
  * ranks just left (0 at the first launch): after an elastic event,
@@ -292,9 +303,19 @@ int current_members(const struct config *c, struct source *src,
 				  ? c->fault_timeout + FAULT_MARGIN_S
 				  : RELAUNCH_GEN_WAIT_S;
 
+		bool fault = src->ed_mode && after_gen && src->degraded;
+		double tell = 0;
+
 		deadline = now_s() + wait;
 		src->degraded = false;
 		for (;;) {
+			/* A member or node lost: elasticd reads the group
+			 * now rather than at its poll, and while slurmctld
+			 * has not declared the node down, again. */
+			if (fault && now_s() >= tell) {
+				tell_fault(c, src);
+				tell = now_s() + FAULT_TELL_S;
+			}
 			fr = ed_fetch(c, src, ms);
 			if (fr == FETCH_OK &&
 			    (ms->generation > after_gen || now_s() >= deadline))

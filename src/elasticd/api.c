@@ -338,11 +338,13 @@ static void lookup_now(const struct req *rq, uint32_t id)
 		api_wake();
 }
 
-/* POST /v1/groups/ID/notify?event=E: a unit says it started or was
- * signalled.  The answer is the same whatever is done with it: the job is
- * read at once (a lookup and a wake-up), or the notification is dropped
- * (ElasticdNotify=drop), or it is for a job elasticd has not read yet
- * (read at once too: maybe a new unit). */
+/* POST /v1/groups/ID/notify?event=E: a unit says it started, was
+ * signalled or ends; a launcher that its world lost a member or that it
+ * ends.  The answer is the same whatever is done with it: the job is read
+ * at once (a lookup and a wake-up; at every cycle for a while after end
+ * and fault), or the notification is dropped (ElasticdNotify=drop), or it
+ * is for a job elasticd has not read yet (read at once too: maybe a new
+ * unit). */
 static enum MHD_Result serve_notify(const struct req *rq, const struct route *r)
 {
 	enum notify_event ev;
@@ -365,6 +367,8 @@ static enum MHD_Result serve_notify(const struct req *rq, const struct route *r)
 		elog_debug("notified: job %u, %s (uid %u)", r->id,
 			   notify_event_name(ev), (unsigned)rq->c.uid);
 		api_queue_lookup(r->id);
+		if (ev == NOTIFY_END || ev == NOTIFY_FAULT)
+			api_queue_follow(r->id);
 		api_wake();
 	}
 	return reply(rq, MHD_HTTP_ACCEPTED, JSON_TYPE,

@@ -68,8 +68,18 @@ int api_take_reports(struct launch_report *out, size_t max);
 int api_take_lookups(uint32_t *ids, size_t max);
 
 /*
- * Notifications (POST /v1/groups/ID/notify, from the units): with
- * POLICY_NOTIFY_YES each one queues its job as a lookup and wakes the
+ * Jobs notified as ending (end) or as losing a member (fault): what Slurm
+ * shows of them may change in the seconds after the notification (the
+ * launcher ends before its job does; slurmctld excises a node from a job
+ * while the launcher tells), so they are followed (slurmio_follow()).
+ * Moves up to max into ids and returns how many.
+ */
+int api_take_follows(uint32_t *ids, size_t max);
+
+/*
+ * Notifications (POST /v1/groups/ID/notify, from the units and the
+ * launchers): with POLICY_NOTIFY_YES each one queues its job as a lookup
+ * (end and fault: as one to follow) and wakes the
  * thread loop (SIGUSR2, which every thread blocks); with
  * POLICY_NOTIFY_DROP it is only counted.  Call before api_start().
  */

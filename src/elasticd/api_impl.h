@@ -55,6 +55,10 @@ struct api_state {
 	size_t nreport;
 	uint32_t lookup[API_LOOKUP_MAX];
 	size_t nlookup;
+	/* Jobs notified as ending or losing a member: read at every cycle
+	 * for a while (slurmio_follow()). */
+	uint32_t follow[API_LOOKUP_MAX];
+	size_t nfollow;
 	/* Notifications: what to do with them, and how many came. */
 	enum policy_notify notify;
 	uint64_t notified, notify_dropped;
@@ -80,6 +84,7 @@ void api_view_put(struct held_view *h);
 int api_queue_raise(uint32_t id);
 int api_queue_report(const struct launch_report *rep);
 void api_queue_lookup(uint32_t id);
+void api_queue_follow(uint32_t id);
 void api_wake(void);
 /* Under api.lock: may this caller cause a read now (auth_lookup_take)? */
 bool api_lookup_allowed(uint32_t uid, bool admin);

@@ -76,17 +76,18 @@ static const char *const notify_names[] = {
 	[NOTIFY_START] = "start",
 	[NOTIFY_SIGNAL] = "signal",
 	[NOTIFY_END] = "end",
+	[NOTIFY_FAULT] = "fault",
 };
 
 const char *notify_event_name(enum notify_event e)
 {
-	return (unsigned)e <= NOTIFY_END ? notify_names[e] : "?";
+	return (unsigned)e <= NOTIFY_FAULT ? notify_names[e] : "?";
 }
 
 int route_parse_notify(const char *event, enum notify_event *ret,
 		       const char **why)
 {
-	for (int i = 0; event && i <= NOTIFY_END; i++) {
+	for (int i = 0; event && i <= NOTIFY_FAULT; i++) {
 		if (!strcmp(event, notify_names[i])) {
 			*ret = i;
 			return 0;

@@ -46,9 +46,12 @@ int route_parse_report(const char *generation, const char *exit_ms,
 enum notify_event {
 	NOTIFY_START,  /* the unit's program started */
 	NOTIFY_SIGNAL, /* Slurm signalled it (preemption, time limit) */
-	NOTIFY_END,    /* Slurm is ending it */
+	NOTIFY_END,    /* Slurm is ending it (a unit), or its launcher ends
+			* (a base) */
+	NOTIFY_FAULT,  /* the group's launcher saw Slurm take a member or
+			* a node from its world (on the base) */
 };
-#define NOTIFY_EVENTS "start, signal, end"
+#define NOTIFY_EVENTS "start, signal, end, fault"
 const char *notify_event_name(enum notify_event e);
 
 /* The notification's event argument: 0, or -1 with *why set. */

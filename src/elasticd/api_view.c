@@ -79,19 +79,30 @@ int api_queue_report(const struct launch_report *rep)
 	return rc;
 }
 
-/* Remember a job id a caller asked about that no group has, once; the
- * rest are dropped while the queue is full (the next read of the whole
- * queue finds them anyway). */
-void api_queue_lookup(uint32_t id)
+/* Add id to a queue of API_LOOKUP_MAX ids, once; while it is full, ids
+ * are dropped (the next read of Slurm finds what they would have). */
+static void queue_once(uint32_t *q, size_t *n, uint32_t id)
 {
 	pthread_mutex_lock(&api.lock);
-	for (size_t i = 0; i < api.nlookup; i++)
-		if (api.lookup[i] == id)
+	for (size_t i = 0; i < *n; i++)
+		if (q[i] == id)
 			goto out;
-	if (api.nlookup < API_LOOKUP_MAX)
-		api.lookup[api.nlookup++] = id;
+	if (*n < API_LOOKUP_MAX)
+		q[(*n)++] = id;
 out:
 	pthread_mutex_unlock(&api.lock);
+}
+
+/* A job id a caller asked about that no group has (or notified). */
+void api_queue_lookup(uint32_t id)
+{
+	queue_once(api.lookup, &api.nlookup, id);
+}
+
+/* A job to follow (api_take_follows()). */
+void api_queue_follow(uint32_t id)
+{
+	queue_once(api.follow, &api.nfollow, id);
 }
 
 /* A notification: the loop runs a cycle at once.  Pending SIGUSR2s are
@@ -159,4 +170,9 @@ int api_take_raise_requests(uint32_t *ids, size_t max)
 int api_take_lookups(uint32_t *ids, size_t max)
 {
 	return take(ids, api.lookup, &api.nlookup, max, sizeof(ids[0]));
+}
+
+int api_take_follows(uint32_t *ids, size_t max)
+{
+	return take(ids, api.follow, &api.nfollow, max, sizeof(ids[0]));
 }

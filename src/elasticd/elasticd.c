@@ -63,6 +63,8 @@ static struct {
 	struct elasticd_metrics m;
 	char state_path[PATH_MAX];
 	bool ctld_down;
+	unsigned poll_ms;	   /* ElasticdPollInterval, or its default */
+	enum policy_notify notify; /* ElasticdNotify, as it can be */
 } ctx;
 
 static int64_t now_ms(void)
@@ -385,6 +387,13 @@ static void api_reports(void)
 
 /* ------------------------------------------------------------ the loop */
 
+/* How long a job notified as ending, or as losing a member, is read at
+ * every cycle: what the notification announced shows in Slurm within
+ * seconds (a launcher ends before its job; a base's launcher tells of a
+ * fault as slurmctld shrinks the base), and a launcher that still waits
+ * for a new world tells again. */
+#define FOLLOW_S 30
+
 /* One cycle: Slurm read (full: as ElasticdPollInterval's cycles do; else
  * only the jobs notified, if any), decided on, acted on, published. */
 static void cycle(bool full)
@@ -405,6 +414,10 @@ static void cycle(bool full)
 
 		if (n > 0)
 			slurmio_lookup(ctx.io, ids, (size_t)n);
+		n = api_take_follows(ids, sizeof(ids) / sizeof(ids[0]));
+		if (n > 0)
+			slurmio_follow(ctx.io, ids, (size_t)n,
+				       now + FOLLOW_S * 1000);
 	}
 	/* Before the read: the units just submitted are read with it. */
 	submit_answers(now);
@@ -504,8 +517,10 @@ static int set_notify(void)
 		elog_error("%s", err.text);
 		return -1;
 	}
-	api_set_notify(prog ? ctx.policy.elasticd_notify : POLICY_NOTIFY_NO,
-		       pthread_self());
+	ctx.notify = prog ? ctx.policy.elasticd_notify : POLICY_NOTIFY_NO;
+	api_set_notify(ctx.notify, pthread_self());
+	ctx.poll_ms =
+	    policy_poll_ms(&ctx.policy, ctx.notify == POLICY_NOTIFY_YES);
 	return 0;
 }
 
@@ -597,8 +612,10 @@ static int start_daemon(sigset_t *sigs)
 		return 1;
 	}
 	ctx.m.started = time(NULL);
-	elog_info("started: API on %s, a cycle every %u ms",
-		  ctx.policy.elasticd_listen, ctx.policy.elasticd_poll_ms);
+	elog_info("started: API on %s, Slurm read every %u ms, notifications "
+		  "%s",
+		  ctx.policy.elasticd_listen, ctx.poll_ms,
+		  policy_notify_name(ctx.notify));
 	return 0;
 }
 
@@ -631,7 +648,7 @@ static void run_loop(const sigset_t *sigs)
 		struct timespec ts;
 		int sig;
 
-		poll_s = (double)ctx.policy.elasticd_poll_ms / 1000.0;
+		poll_s = (double)ctx.poll_ms / 1000.0;
 		if (full)
 			next_poll = start + poll_s;
 		cycle(full);

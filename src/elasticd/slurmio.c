@@ -43,6 +43,12 @@ struct slurmio {
 	int64_t last_whole_ms;	/* of the last read of the whole queue */
 	uint32_t lookups[SLURMIO_LOOKUPS_MAX];
 	size_t nlookups;
+	struct follow {
+		uint32_t id;
+		int64_t until_ms;
+		bool read; /* asked about since it was followed */
+	} follows[SLURMIO_FOLLOW_MAX];
+	size_t nfollows;
 	/* What units run (slurmio_set_unit_program()); "" = sleep */
 	char unit_program[POLICY_PATH_MAX + 1];
 	char slurm_conf[POLICY_PATH_MAX + 16]; /* "SLURM_CONF=...", or "" */
@@ -492,6 +498,78 @@ static size_t follow_graces(struct slurmio *io)
 	return k;
 }
 
+/* Follow id until until_ms; when the list is full, the entry that ends
+ * first gives way if it ends before this one. */
+static void follow_one(struct slurmio *io, uint32_t id, int64_t until_ms)
+{
+	size_t k, first = 0;
+
+	for (k = 0; k < io->nfollows; k++) {
+		if (io->follows[k].id == id) {
+			if (io->follows[k].until_ms < until_ms)
+				io->follows[k].until_ms = until_ms;
+			return;
+		}
+		if (io->follows[k].until_ms < io->follows[first].until_ms)
+			first = k;
+	}
+	if (io->nfollows < SLURMIO_FOLLOW_MAX)
+		k = io->nfollows++;
+	else if (io->follows[first].until_ms < until_ms)
+		k = first;
+	else
+		return;
+	io->follows[k].id = id;
+	io->follows[k].until_ms = until_ms;
+	io->follows[k].read = false;
+}
+
+void slurmio_follow(struct slurmio *io, const uint32_t *ids, size_t n,
+		    int64_t until_ms)
+{
+	size_t count = io->snap ? snapshot_count(io->snap) : 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct job_view *b =
+		    io->snap ? snapshot_find(io->snap, ids[i]) : NULL;
+
+		follow_one(io, ids[i], until_ms);
+		if (!b || b->role != ROLE_BASE)
+			continue;
+		/* A base's fault may be a unit's end (its node failed). */
+		for (size_t k = 0; k < count; k++) {
+			const struct job_view *u = snapshot_job(io->snap, k);
+
+			if (u->role == ROLE_UNIT && u->unit.group == b->id &&
+			    (u->phase == PHASE_PENDING ||
+			     u->phase == PHASE_RUNNING))
+				follow_one(io, u->id, until_ms);
+		}
+	}
+}
+
+/* The jobs followed, asked about; those past their time, and those seen
+ * ended or not in the snapshot (not a group's job, forgotten by
+ * slurmctld) since the last read, are followed no more.  How many. */
+static size_t follow_jobs(struct slurmio *io, int64_t now_ms)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < io->nfollows; i++) {
+		struct follow f = io->follows[i];
+		const struct job_view *j = snapshot_find(io->snap, f.id);
+
+		if (now_ms >= f.until_ms || (!j && f.read) ||
+		    (j && j->phase == PHASE_GONE))
+			continue;
+		f.read = true;
+		io->follows[k++] = f;
+		slurmio_lookup(io, &f.id, 1);
+	}
+	io->nfollows = k;
+	return k;
+}
+
 int slurmio_load_lookups(struct slurmio *io, int64_t now_ms,
 			 const struct snapshot **ret, bool *changed,
 			 elastic_error_t *err)
@@ -504,6 +582,7 @@ int slurmio_load_lookups(struct slurmio *io, int64_t now_ms,
 	*ret = io->snap;
 	if (!io->snap)
 		return 0;
+	follow_jobs(io, now_ms);
 	graces = follow_graces(io);
 	if (!io->nlookups)
 		return 0;

@@ -49,15 +49,25 @@ void slurmio_destroy(struct slurmio *io); /* NULL is fine */
  * whole queue finds them). */
 #define SLURMIO_LOOKUPS_MAX 256
 void slurmio_lookup(struct slurmio *io, const uint32_t *ids, size_t n);
+
+/*
+ * Jobs to read at every cycle until until_ms, or until they are seen
+ * ended: a base's also brings its units that may still change.  At most
+ * SLURMIO_FOLLOW_MAX are followed; beyond, those that end first give way.
+ */
+#define SLURMIO_FOLLOW_MAX 64
+void slurmio_follow(struct slurmio *io, const uint32_t *ids, size_t n,
+		    int64_t until_ms);
 int slurmio_load(struct slurmio *io, int64_t now_ms, unsigned full_refresh_s,
 		 unsigned resync_s, unsigned whole_s,
 		 const struct snapshot **ret, bool *changed,
 		 elastic_error_t *err);
 
 /*
- * Between loads: only the jobs asked about (slurmio_lookup()), and the
- * units in a preemption's grace with their steps (at most 16 of them,
- * only while a grace runs), read one by one (by id: slurmctld finds each
+ * Between loads: only the jobs asked about (slurmio_lookup()), those
+ * followed (slurmio_follow()), and the units in a preemption's grace with
+ * their steps (at most 16 of them, only while a grace runs), read one by
+ * one (by id: slurmctld finds each
  * in its hash) into a copy of the snapshot, the rest as they were.  What
  * a notification costs slurmctld: nothing that grows with the queue.  No
  * job to read: nothing read, *ret the snapshot there is (NULL before the

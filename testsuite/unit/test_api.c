@@ -93,7 +93,7 @@ static void notify_args(void **state)
 {
 	static const char *const bad[] = { NULL,     "",	"START",
 					   "start ", "started", "signal,end",
-					   "x" };
+					   "x",	     "faults" };
 	enum notify_event e;
 	const char *why = NULL;
 
@@ -104,13 +104,16 @@ static void notify_args(void **state)
 	assert_int_equal(e, NOTIFY_SIGNAL);
 	assert_int_equal(route_parse_notify("end", &e, &why), 0);
 	assert_int_equal(e, NOTIFY_END);
+	assert_int_equal(route_parse_notify("fault", &e, &why), 0);
+	assert_int_equal(e, NOTIFY_FAULT);
 	assert_string_equal(notify_event_name(NOTIFY_SIGNAL), "signal");
+	assert_string_equal(notify_event_name(NOTIFY_FAULT), "fault");
 	for (size_t i = 0; i < N(bad); i++) {
 		why = NULL;
 		assert_int_equal(route_parse_notify(bad[i], &e, &why), -1);
 		assert_non_null(why);
 		assert_non_null(strstr(why, "event:"));
-		assert_non_null(strstr(why, "start, signal, end"));
+		assert_non_null(strstr(why, "start, signal, end, fault"));
 	}
 	assert_true(route_needs_auth(&(struct route){ .kind = ROUTE_NOTIFY }));
 }

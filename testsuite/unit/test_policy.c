@@ -54,7 +54,9 @@ static void defaults(void **state)
 	assert_string_equal(p.elasticd_server, "");
 	assert_string_equal(p.elasticd_listen, "127.0.0.1:6830");
 	assert_false(p.elasticd_listen_set);
-	assert_int_equal(p.elasticd_poll_ms, 1000);
+	assert_int_equal(p.elasticd_poll_ms, 0);
+	assert_int_equal(policy_poll_ms(&p, true), 60000);
+	assert_int_equal(policy_poll_ms(&p, false), 1000);
 	assert_int_equal(p.elasticd_admins.n, 0);
 	assert_string_equal(p.elasticd_munge_socket, "");
 	assert_string_equal(p.elasticd_state_dir, "");
@@ -193,6 +195,8 @@ static void check_all_keys(const struct elastic_policy *p)
 	assert_string_equal(p->elasticd_listen, "0.0.0.0:7000");
 	assert_true(p->elasticd_listen_set);
 	assert_int_equal(p->elasticd_poll_ms, 250);
+	assert_int_equal(policy_poll_ms(p, true),
+			 250); /* set: whatever the rest */
 	assert_int_equal(p->elasticd_admins.n, 2);
 	assert_string_equal(p->elasticd_admins.name[0], "ops");
 	assert_string_equal(p->elasticd_admins.name[1], "slurm");
