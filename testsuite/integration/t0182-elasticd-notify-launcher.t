@@ -14,11 +14,11 @@
 . "$(dirname "$0")/elasticd.sh"
 ed_setup
 
-plan 16
+plan 18
 
-metric() { curl -fsS -m 2 "http://$ED_SERVER/metrics" | awk -v k="$1" '$1 == k { print $2 }'; }
-notified() { metric 'elasticd_notifications_total{action="read"}'; }
-more_than() { [ "$(notified)" -gt "$1" ] 2>/dev/null; }
+# told EVENT: elasticd took the launcher's notification EVENT (its debug
+# log, elasticd -v) since the log's line FROM.
+told() { tail -n +"$2" "$ED_LOG" | grep -q "notified: job $base, $1 "; }
 
 W=$ED_TMP/w
 mkdir -p "$W" && chmod 777 "$W"
@@ -35,7 +35,9 @@ chmod 755 "$ED_TMP/worker.sh"
 out=$W/out
 
 ed_write_conf ElasticdPollInterval=60000 ElasticdNotify=yes
-ok "elasticd starts, reading Slurm once a minute" ed_start
+ok "elasticd starts, reading Slurm once a minute" ed_start -v
+like "... as it says" "$(grep 'started:' "$ED_LOG" | tail -n1)" 'Slurm read every 60000 ms, notifications yes'
+
 base=$(ED_WRAP="exec $RUN -- $ED_TMP/worker.sh" \
 	submit_group "$TEST_USER" --elastic-min=1 --elastic-max=3 --elastic-step=1 \
 	--elastic-scale-delay=1 --elastic-fault-timeout=5 --elastic-grace=5 \
@@ -45,12 +47,12 @@ ok "its ranks run on 3 nodes" wait_until 90 log_has "$out" 'event=ranks-up resta
 
 # --- 1. a unit's node crashes ---------------------------------------------
 ok "elasticd restarts: its next read of Slurm is a minute away" \
-	eval 'ed_stop && ed_start'
+	eval 'ed_stop && ed_start -v'
 t_ed=$ED_STARTED
 ok "... and adopts the group of 3" gwait 20 "$base" 'world == 3 and state == "RUNNING"' ||
 	show_group "$base"
 gen0=$(gq "$base" gen)
-n0=$(notified)
+from=$(wc -l <"$ED_LOG")
 unit=$(running_units "$base")
 unit=${unit%% *}
 node=$(job_hosts "$unit")
@@ -59,7 +61,7 @@ ups0=$(ups)
 node_fail "$node"
 ok "slurmctld declares $node (unit $unit) down" wait_until 90 node_down_seen "$node"
 t_down=$(now)
-ok "the launcher told elasticd" wait_until 20 more_than "$n0"
+ok "the launcher told elasticd of the fault" wait_until 20 told fault "$from"
 ok "a new world without the lost unit, then with its replacement" \
 	gwait 30 "$base" "gen > $gen0 and world == 3 and $unit not in [m.get('job_id') for m in members(in_world=True)]" ||
 	show_group "$base"
@@ -71,14 +73,16 @@ ok "the ranks run on 3 nodes again" wait_until 60 ups_more
 node_resume "$node"
 
 # --- 2. the launcher ends ---------------------------------------------------
-ok "elasticd restarts again" eval 'ed_stop && ed_start'
+ok "elasticd restarts again" eval 'ed_stop && ed_start -v'
 t_ed=$ED_STARTED
 ok "... and adopts the group of 3" gwait 20 "$base" 'world == 3 and len(units()) == 2' ||
 	show_group "$base"
+from=$(wc -l <"$ED_LOG")
 touch "$W/finish"
 ok "the ranks finish and the launcher ends with success" \
 	wait_until 60 log_has "$out" 'event=done .*result=success'
 t_end=$(now)
+ok "the launcher told elasticd of its end" wait_until 10 told end "$from"
 no_units() { [ -z "$(slurm_units "$base" RUNNING)" ] && ! job_running "$base"; }
 ok "the base ended and elasticd cancelled its units" wait_until 30 no_units ||
 	squeue -h -o '%i %j %T %N' >&2
