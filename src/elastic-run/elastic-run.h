@@ -179,6 +179,8 @@ struct launch {
 	bool overlap;
 	/* Stale steps the last check found (and killed). */
 	size_t stale;
+	/* Members that ended with 0 while others ran, checked in Slurm. */
+	bool checked[MAX_MEMBERS];
 };
 
 /* What happened while a launch ran. */
@@ -223,6 +225,13 @@ bool world_changed(const struct config *c, struct source *src,
 bool world_moved(const struct config *c, struct source *src,
 		 struct members *cur, char *detail, size_t len);
 bool own_job_preempted(uint32_t job_id);
+/* A member of the launch that ended with 0 while others run, newly: is
+ * its job still what the launch started on (one request to slurmctld per
+ * member and launch)?  srun ends with 0 when slurmctld declares its node
+ * down.  Returns the index of the first that is not, with detail filled,
+ * or -1. */
+int member_gone(const struct members *ms, struct launch *l, char *detail,
+		size_t len);
 bool world_intact(const struct config *c, struct source *src,
 		  struct members *cur, char *detail, size_t len);
 /* unit.c: elastic-run --unit=SIG, a unit's program. */

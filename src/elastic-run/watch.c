@@ -46,6 +46,14 @@ void watch_launch(const struct config *c, struct source *src,
 		if (sentinel_event(c, sen, &w->cause, &w->stopping, w->detail,
 				   sizeof(w->detail)))
 			return;
+		/* A member that ended well while others run: its node
+		 * may be gone (srun then ends with 0). */
+		if (l->running > 0 && l->running < l->n && src->ed_mode &&
+		    (failed = member_gone(ms, l, w->detail,
+					  sizeof(w->detail))) >= 0) {
+			w->cause = "member-exit";
+			return;
+		}
 		if (l->running < l->n && (failed = member_failed(l)) >= 0) {
 			/* The others may wait on it in a collective. */
 			w->cause =

@@ -462,6 +462,23 @@ static bool member_intact(const struct member *m, char *detail, size_t len)
 	compat_free_job_info_msg(msg);
 	return ok;
 }
+int member_gone(const struct members *ms, struct launch *l, char *detail,
+		size_t len)
+{
+	if (l->mpirun)
+		return -1; /* one launch over every member */
+	for (size_t i = 0; i < l->n; i++) {
+		if (!l->done[i] || l->checked[i] ||
+		    member_end_of(l->status[i]) != MEMBER_OK)
+			continue;
+		l->checked[i] = true;
+		for (size_t k = 0; k < ms->n; k++)
+			if (ms->m[k].job_id == l->job[i] &&
+			    !member_intact(&ms->m[k], detail, len))
+				return (int)i;
+	}
+	return -1;
+}
 /* Our own job is running in a preemption's grace: Slurm ends it when the
  * grace is over.  False when Slurm does not answer. */
 bool own_job_preempted(uint32_t job_id)
