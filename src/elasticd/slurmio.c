@@ -550,8 +550,8 @@ void slurmio_follow(struct slurmio *io, const uint32_t *ids, size_t n,
 
 /* The jobs followed, asked about; those past their time, and those seen
  * ended or not in the snapshot (not a group's job, forgotten by
- * slurmctld) since the last read, are followed no more.  How many. */
-static size_t follow_jobs(struct slurmio *io, int64_t now_ms)
+ * slurmctld) since the last read, are followed no more. */
+static void follow_jobs(struct slurmio *io, int64_t now_ms)
 {
 	size_t k = 0;
 
@@ -567,7 +567,6 @@ static size_t follow_jobs(struct slurmio *io, int64_t now_ms)
 		slurmio_lookup(io, &f.id, 1);
 	}
 	io->nfollows = k;
-	return k;
 }
 
 int slurmio_load_lookups(struct slurmio *io, int64_t now_ms,
