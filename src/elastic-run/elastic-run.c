@@ -629,12 +629,7 @@ int main(int argc, char **argv)
 		;
 	/* The job ends with us: elasticd ends the group's units once it
 	 * sees that, at once rather than at its poll. */
-	if (src.ed_mode) {
-		elastic_error_t err;
-
-		if (elasticd_notify(&src.ed, c.job_id, "end", ED_TIMEOUT_MS,
-				    &err) < 0)
-			elog_debug("notify end: %s", err.text);
-	}
+	if (src.ed_mode)
+		tell_elasticd(&src, c.job_id, "end", ED_TIMEOUT_MS);
 	return rc;
 }

@@ -225,6 +225,10 @@ bool world_changed(const struct config *c, struct source *src,
 bool world_moved(const struct config *c, struct source *src,
 		 struct members *cur, char *detail, size_t len);
 bool own_job_preempted(uint32_t job_id);
+/* Tell elasticd that event happened to job (elasticd(8), NOTIFICATIONS):
+ * best effort, elasticd's poll is the net; nothing without an elasticd. */
+void tell_elasticd(struct source *src, uint32_t job, const char *event,
+		   unsigned timeout_ms);
 /* A member of the launch that ended with 0 while others run, newly: is
  * its job still what the launch started on (one request to slurmctld per
  * member and launch)?  srun ends with 0 when slurmctld declares its node

@@ -247,38 +247,14 @@ enum fetch_result elasticd_fetch(const struct apiclient *c, uint32_t job,
 	return fr;
 }
 
-int elasticd_notify(const struct apiclient *c, uint32_t job, const char *event,
-		    unsigned timeout_ms, elastic_error_t *err)
+/* POST path, whose answer must be 202 (accepted).  0, or -1 with err
+ * set (the answer's first line when elasticd refused). */
+static int post_accepted(const struct apiclient *c, const char *path,
+			 unsigned timeout_ms, elastic_error_t *err)
 {
 	struct apiclient_body b = { .max = 4096 };
-	char path[96];
 	long status;
 
-	snprintf(path, sizeof(path), "/v1/groups/%u/notify?event=%s", job,
-		 event);
-	if (request(c, "POST", path, timeout_ms, &status, &b, err) != FETCH_OK)
-		status = 0;
-	else if (status != 202)
-		elastic_errorf(err, "elasticd at %s answered %ld", c->server,
-			       status);
-	free(b.data);
-	return status == 202 ? 0 : -1;
-}
-
-int elasticd_report(const struct apiclient *c, uint32_t job,
-		    uint64_t generation, long exit_ms, unsigned timeout_ms,
-		    elastic_error_t *err)
-{
-	struct apiclient_body b = { .max = 4096 };
-	char path[128];
-	long status;
-	int n;
-
-	n = snprintf(path, sizeof(path), "/v1/groups/%u/report?generation=%llu",
-		     job, (unsigned long long)generation);
-	if (exit_ms >= 0)
-		snprintf(path + n, sizeof(path) - (size_t)n, "&exit_ms=%ld",
-			 exit_ms);
 	if (request(c, "POST", path, timeout_ms, &status, &b, err) != FETCH_OK)
 		status = 0;
 	else if (status != 202)
@@ -288,4 +264,29 @@ int elasticd_report(const struct apiclient *c, uint32_t job,
 			       b.data ? b.data : "");
 	free(b.data);
 	return status == 202 ? 0 : -1;
+}
+
+int elasticd_notify(const struct apiclient *c, uint32_t job, const char *event,
+		    unsigned timeout_ms, elastic_error_t *err)
+{
+	char path[96];
+
+	snprintf(path, sizeof(path), "/v1/groups/%u/notify?event=%s", job,
+		 event);
+	return post_accepted(c, path, timeout_ms, err);
+}
+
+int elasticd_report(const struct apiclient *c, uint32_t job,
+		    uint64_t generation, long exit_ms, unsigned timeout_ms,
+		    elastic_error_t *err)
+{
+	char path[128];
+	int n;
+
+	n = snprintf(path, sizeof(path), "/v1/groups/%u/report?generation=%llu",
+		     job, (unsigned long long)generation);
+	if (exit_ms >= 0)
+		snprintf(path + n, sizeof(path) - (size_t)n, "&exit_ms=%ld",
+			 exit_ms);
+	return post_accepted(c, path, timeout_ms, err);
 }

@@ -13,17 +13,6 @@
 /* A notification must not hold up the relay of the next signal. */
 #define NOTIFY_TIMEOUT_MS 1000
 
-static void notify(struct source *src, uint32_t job_id, const char *event)
-{
-	elastic_error_t err;
-
-	if (!src->have_ed || !job_id)
-		return;
-	if (elasticd_notify(&src->ed, job_id, event, NOTIFY_TIMEOUT_MS, &err) <
-	    0)
-		elog_debug("notify %s: %s", event, err.text);
-}
-
 int unit_main(const char *sigarg)
 {
 	static struct source src;
@@ -70,7 +59,7 @@ int unit_main(const char *sigarg)
 	if (source_init(&src, NULL, NULL, pol, pol_path, &pol_err) < 0)
 		memset(&src, 0, sizeof(src)); /* hold the nodes all the same */
 	free(pol);
-	notify(&src, job_id, "start");
+	tell_elasticd(&src, job_id, "start", NOTIFY_TIMEOUT_MS);
 	/* Slurm's configuration only for passing signals on: after the
 	 * start is told, which it would delay.  elasticd's SLURM_CONF may
 	 * not exist here (a configless node): then Slurm's own default. */
@@ -90,13 +79,15 @@ int unit_main(const char *sigarg)
 			pid_t child = fork();
 
 			if (child == 0) {
-				notify(&src, job_id, "signal");
+				tell_elasticd(&src, job_id, "signal",
+					      NOTIFY_TIMEOUT_MS);
 				_exit(0);
 			}
 			if (job_id && raise_job(job_id, sig, &err) < 0)
 				elog_debug("%s", err.text);
 			if (child < 0)
-				notify(&src, job_id, "signal");
+				tell_elasticd(&src, job_id, "signal",
+					      NOTIFY_TIMEOUT_MS);
 			else
 				while (waitpid(child, NULL, 0) < 0 &&
 				       errno == EINTR)
@@ -104,7 +95,7 @@ int unit_main(const char *sigarg)
 			continue;
 		}
 		/* Slurm ends the unit: say so, and end as the signal would. */
-		notify(&src, job_id, "end");
+		tell_elasticd(&src, job_id, "end", NOTIFY_TIMEOUT_MS);
 		signal(got, SIG_DFL);
 		sigprocmask(SIG_UNBLOCK, &set, NULL);
 		raise(got);

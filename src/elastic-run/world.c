@@ -271,15 +271,15 @@ static int wait_for_world(const struct config *c, struct source *src,
 	}
 	return MEMBERS_STOPPED;
 }
-/* Tell elasticd that the group's world lost a member or a node
- * (elasticd(8), NOTIFICATIONS): best effort, the poll is the net. */
-static void tell_fault(const struct config *c, struct source *src)
+void tell_elasticd(struct source *src, uint32_t job, const char *event,
+		   unsigned timeout_ms)
 {
 	elastic_error_t err;
 
-	if (elasticd_notify(&src->ed, c->job_id, "fault", ED_TIMEOUT_MS, &err) <
-	    0)
-		elog_debug("notify fault: %s", err.text);
+	if (!src->have_ed || !job)
+		return;
+	if (elasticd_notify(&src->ed, job, event, timeout_ms, &err) < 0)
+		elog_debug("notify %s: %s", event, err.text);
 }
 
 /*
@@ -313,7 +313,8 @@ int current_members(const struct config *c, struct source *src,
 			 * now rather than at its poll, and while slurmctld
 			 * has not declared the node down, again. */
 			if (fault && now_s() >= tell) {
-				tell_fault(c, src);
+				tell_elasticd(src, c->job_id, "fault",
+					      ED_TIMEOUT_MS);
 				tell = now_s() + FAULT_TELL_S;
 			}
 			fr = ed_fetch(c, src, ms);
