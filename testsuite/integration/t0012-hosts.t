@@ -5,7 +5,7 @@
 # A cluster of its own, side by side with the one the other tests share.
 . "$(dirname "$0")/lib.sh"
 
-plan 44
+plan 51
 
 HDIR=$MC_DIR-hosts
 HPORT=$((MC_PORT_BASE + 700))
@@ -50,9 +50,11 @@ is "sinfo from this machine, through the bridge" "$(sinfo -h -N -o '%N %t' | sor
 steps=$(timeout 60 srun -N3 -p base bash -c 'echo "$SLURMD_NODENAME $(hostname) $(ip -4 -o addr show eth0 | awk "{ print \$4 }")"' 2>&1 | sort | tr '\n' ' ')
 is "in a 3-node step, each task sees its node's own hostname and address" "$steps" \
 	"n1 n1 $SUBNET.11/24 n2 n2 $SUBNET.12/24 n3 n3 $SUBNET.13/24 "
-timeout 30 srun -N1 -w n1 bash -c 'echo mine >/tmp/t0012-private' >/dev/null 2>&1
+# What the writing step said, when it failed, names the fault.
+w=$(timeout 60 srun -N1 -w n1 bash -c 'echo mine >/tmp/t0012-private' 2>&1) ||
+	diag "the step writing on n1 failed ($?): $w"
 is "... /tmp is the host's own: a file written on n1 is there on n1" \
-	"$(timeout 30 srun -N1 -w n1 cat /tmp/t0012-private 2>&1)" mine
+	"$(timeout 60 srun -N1 -w n1 cat /tmp/t0012-private 2>&1)" mine
 ok "... not on n2" timeout 30 srun -N1 -w n2 test ! -e /tmp/t0012-private
 ok "... nor on this machine" test ! -e /tmp/t0012-private
 is "exec: login is a host of its own" "$(mch exec login hostname)" login
@@ -137,5 +139,33 @@ ok "... the node reaches slurmctld again" wait_until 30 eval 'mch exec n1 scontr
 # --- down leaves nothing ------------------------------------------------------
 ok "down" mch down
 is "... no process, namespace, link or mount of the cluster is left" "$(leftovers)" ""
+
+# --- a run cut short ----------------------------------------------------------
+# Every process killed before down ran (a run ended from outside): the
+# namespaces and links stay, and the next up takes their place.
+cluster_pids() {
+	{
+		ps -eo pid=,args= | grep -F -- "$HDIR/" | grep -v grep | awk '{ print $1 }'
+		for ns in $(ip netns list | awk -v t="$TAG-" 'index($1, t) == 1 { print $1 }'); do
+			ip netns pids "$ns"
+		done
+	} 2>/dev/null | sort -u
+}
+kill_all() {
+	local p
+	for p in $(cluster_pids); do kill -KILL "$p" 2>/dev/null; done
+	[ -z "$(cluster_pids)" ]
+}
+mch up >/dev/null 2>&1 || bail "the cluster does not come up again"
+ok "every process of the cluster killed" wait_until 20 kill_all
+ok "... its namespaces and links stay" eval 'ip netns list | grep -q "^$TAG-ctl" && ip link show "${TAG}br" >/dev/null'
+out=$(mch up 2>&1)
+rc=$?
+printf '%s\n' "$out" | sed 's/^/# /'
+is "up again succeeds" "$rc" 0
+like "... saying what it removed" "$out" "removing the namespaces and links of $TAG, left by a cluster whose processes are gone"
+ok "... every daemon alive" mch status
+ok "down" mch down
+is "... nothing of the cluster is left" "$(leftovers)" ""
 
 done_testing

@@ -112,7 +112,12 @@ write_hosts_file() {
 hosts_up() {
 	local h
 	if [[ -e $NS_DIR/$(netns_of ctl) ]] || ip link show "$BRIDGE" >/dev/null 2>&1; then
-		die "namespaces or links of $TAG exist already: a cluster with MC_PORT_BASE=$MC_PORT_BASE is up (or was not brought down)"
+		hosts_have_processes &&
+			die "namespaces or links of $TAG exist already: a cluster with MC_PORT_BASE=$MC_PORT_BASE is up"
+		# Its processes were killed before its down ran (a run cut
+		# short): nothing lives there, what is left goes.
+		echo "$PROG: removing the namespaces and links of $TAG, left by a cluster whose processes are gone" >&2
+		hosts_down || die "the namespaces and links of $TAG left by a cluster whose processes are gone do not go"
 	fi
 	if ip -4 -o addr show | grep -q " inet $MC_SUBNET\\."; then
 		die "addresses of $MC_SUBNET.0/24 are in use on this machine; set MC_SUBNET"
@@ -133,6 +138,16 @@ hosts_up() {
 		chmod 1777 "$MC_DIR/hosts/$h/tmp"
 		host_net_add "$h"
 	done < <(cluster_hosts)
+}
+
+# Whether a process lives in a namespace of the hosts.
+hosts_have_processes() {
+	local ns
+	for ns in "$NS_DIR/$TAG"-*; do
+		[[ -e $ns ]] || continue
+		[[ -z $(ip netns pids "${ns##*/}" 2>/dev/null) ]] || return 0
+	done
+	return 1
 }
 
 # host_kill HOST: SIGKILL every process in HOST's network namespace,
