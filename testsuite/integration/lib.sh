@@ -3,6 +3,9 @@
 # shellcheck shell=bash
 
 set -u
+# No test reads its standard input; srun loses its tasks' output when the
+# input is closed (fd 0 is then the first file it opens).
+exec </dev/null
 
 : "${ELASTIC_SRCDIR:?run the integration tests through make check}"
 : "${ELASTIC_BUILDDIR:?run the integration tests through make check}"
