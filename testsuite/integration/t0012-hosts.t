@@ -17,11 +17,13 @@ TAG=mc$HPORT
 SUBNET=$(mch env | sed -n 's/.* MC_SUBNET=//p')
 [ -n "$SUBNET" ] || bail "minicluster env gives no MC_SUBNET with MC_HOSTS=1"
 
-# Everything of the cluster this test may leave: its processes (by the
-# paths they were started with), namespaces, links and mounts.
+# The cluster's processes, by the paths they were started with.
+hdir_processes() { ps -eo pid=,args= | grep -F -- "$HDIR/" | grep -v grep; }
+# Everything of the cluster this test may leave: its processes,
+# namespaces, links and mounts.
 leftovers() {
 	{
-		ps -eo pid=,args= | grep -F -- "$HDIR/" | grep -v grep
+		hdir_processes
 		ip netns list | grep "^$TAG-"
 		ip -o link show | grep ": $TAG"
 		grep -F -- "$HDIR/" /proc/self/mountinfo
@@ -145,7 +147,7 @@ is "... no process, namespace, link or mount of the cluster is left" "$(leftover
 # namespaces and links stay, and the next up takes their place.
 cluster_pids() {
 	{
-		ps -eo pid=,args= | grep -F -- "$HDIR/" | grep -v grep | awk '{ print $1 }'
+		hdir_processes | awk '{ print $1 }'
 		for ns in $(ip netns list | awk -v t="$TAG-" 'index($1, t) == 1 { print $1 }'); do
 			ip netns pids "$ns"
 		done
