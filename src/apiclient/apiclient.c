@@ -1,18 +1,17 @@
 /* The client of elasticd's API (apiclient.h). */
 #include "config.h"
 
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/random.h>
 
 #include <curl/curl.h>
 #include <munge.h>
 
 #include "common/apiauth.h"
 #include "common/apihash.h"
+#include "apicred.h"
 #include "apiclient.h"
 
 /* A daemon of the cluster that does not accept within this is not there. */
@@ -22,9 +21,6 @@ int apiclient_init(struct apiclient *c, const struct server_addr *server,
 		   const char *munge_socket, const char *elasticd_user,
 		   const char *agent, elastic_error_t *err)
 {
-	struct passwd pw, *pwp = NULL;
-	char buf[4096];
-
 	memset(c, 0, sizeof(*c));
 	snprintf(c->server, sizeof(c->server), "%s", server->addr);
 	snprintf(c->url, sizeof(c->url), "%s", server->url);
@@ -33,61 +29,7 @@ int apiclient_init(struct apiclient *c, const struct server_addr *server,
 	snprintf(c->agent, sizeof(c->agent), "%s/" PACKAGE_VERSION, agent);
 	snprintf(c->server_user, sizeof(c->server_user), "%s",
 		 elasticd_user && *elasticd_user ? elasticd_user : "root");
-	if (getpwnam_r(c->server_user, &pw, buf, sizeof(buf), &pwp) || !pwp)
-		return elastic_errorf(err,
-				      "ElasticdUser=%s: no such user here "
-				      "(the user elasticd runs as)",
-				      c->server_user);
-	c->server_uid = (uint32_t)pw.pw_uid;
-	return 0;
-}
-
-static munge_ctx_t munge_ctx(const struct apiclient *c, elastic_error_t *err)
-{
-	munge_ctx_t ctx = munge_ctx_create();
-
-	if (!ctx) {
-		elastic_errorf(err, "out of memory");
-		return NULL;
-	}
-	if (c->munge_socket[0] &&
-	    munge_ctx_set(ctx, MUNGE_OPT_SOCKET, c->munge_socket) !=
-		EMUNGE_SUCCESS) {
-		elastic_errorf(err, "munge socket %s: %s", c->munge_socket,
-			       munge_ctx_strerror(ctx));
-		munge_ctx_destroy(ctx);
-		return NULL;
-	}
-	return ctx;
-}
-
-/* The request's credential: bound to it, readable by elasticd only. */
-static int credential(const struct apiclient *c, const char *method,
-		      const char *target, const char *nonce, char **cred,
-		      elastic_error_t *err)
-{
-	char payload[APIAUTH_PAYLOAD_MAX];
-	munge_ctx_t ctx;
-	munge_err_t e;
-	int n, rc = 0;
-
-	n = apiauth_request_payload(method, target, nonce, payload,
-				    sizeof(payload));
-	if (n < 0)
-		return elastic_errorf(err, "bad request %s %.64s", method,
-				      target);
-	if (!(ctx = munge_ctx(c, err)))
-		return -1;
-	if (munge_ctx_set(ctx, MUNGE_OPT_UID_RESTRICTION,
-			  (uid_t)c->server_uid) != EMUNGE_SUCCESS)
-		rc = elastic_errorf(err, "munge: %s", munge_ctx_strerror(ctx));
-	else if ((e = munge_encode(cred, ctx, payload, n)) != EMUNGE_SUCCESS)
-		rc = elastic_errorf(err, "cannot make a munge credential: %s",
-				    munge_ctx_strerror(ctx)
-					? munge_ctx_strerror(ctx)
-					: munge_strerror(e));
-	munge_ctx_destroy(ctx);
-	return rc;
+	return apicred_server_uid(c->server_user, &c->server_uid, err);
 }
 
 /* The Elastic-Server-Auth header of the answer, kept while it fits. */
@@ -162,7 +104,7 @@ static int verify(const struct apiclient *c, const struct reply_header *h,
 				      APIAUTH_REPLY_HEADER);
 	memcpy(cred, start, len);
 	cred[len] = '\0';
-	if (!(ctx = munge_ctx(c, err)))
+	if (!(ctx = apicred_ctx(c->munge_socket, err)))
 		return -1;
 	e = munge_decode(cred, ctx, &payload, &plen, &uid, &gid);
 	if (e != EMUNGE_SUCCESS)
@@ -195,7 +137,6 @@ enum apiclient_result apiclient_request(const struct apiclient *c,
 {
 	char url[sizeof(c->url) + APIAUTH_TARGET_MAX], errbuf[CURL_ERROR_SIZE];
 	char nonce[APIAUTH_NONCE_HEX + 1], *cred = NULL, *auth = NULL;
-	unsigned char raw[APIAUTH_NONCE_HEX / 2];
 	struct reply_header h = { 0 };
 	struct curl_slist *hdr = NULL;
 	enum apiclient_result res;
@@ -205,12 +146,8 @@ enum apiclient_result apiclient_request(const struct apiclient *c,
 
 	*status = 0;
 	errbuf[0] = '\0';
-	if (getrandom(raw, sizeof(raw), 0) != (ssize_t)sizeof(raw)) {
-		elastic_errorf(err, "no random bytes for a nonce");
-		return APICLIENT_ERROR;
-	}
-	apiauth_hex(raw, sizeof(raw), nonce);
-	if (credential(c, method, target, nonce, &cred, err) < 0)
+	if (apicred_make(c->munge_socket, c->server_uid, method, target, nonce,
+			 &cred, err) < 0)
 		return APICLIENT_ERROR;
 	if (asprintf(&auth, "Authorization: Munge %s", cred) < 0) {
 		free(cred);
