@@ -26,6 +26,7 @@ struct submitq {
 	bool stop;
 	submitq_fn fn;
 	void *arg;
+	void (*answered)(void);
 	unsigned nthreads;
 	pthread_t th[SUBMITQ_WORKERS];
 };
@@ -83,6 +84,11 @@ static void *worker(void *arg)
 		q->busy--;
 		/* The group's next submission may go now. */
 		pthread_cond_broadcast(&q->work);
+		if (q->answered) {
+			pthread_mutex_unlock(&q->lock);
+			q->answered();
+			pthread_mutex_lock(&q->lock);
+		}
 	}
 	pthread_mutex_unlock(&q->lock);
 	return NULL;
@@ -115,6 +121,13 @@ struct submitq *submitq_create(unsigned workers, submitq_fn fn, void *arg)
 		return NULL;
 	}
 	return q;
+}
+
+void submitq_on_answer(struct submitq *q, void (*cb)(void))
+{
+	pthread_mutex_lock(&q->lock);
+	q->answered = cb;
+	pthread_mutex_unlock(&q->lock);
 }
 
 /* A string of the request into its copy; false if it does not fit. */

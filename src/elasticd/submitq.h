@@ -40,6 +40,10 @@ struct submitq;
 
 /* NULL if out of memory or no thread could start. */
 struct submitq *submitq_create(unsigned workers, submitq_fn fn, void *arg);
+/* cb is called, from a worker thread, after each answer can be taken:
+ * the loop takes it now instead of at its next tick.  Call before the
+ * first push. */
+void submitq_on_answer(struct submitq *q, void (*cb)(void));
 /* Queue an action's submission; -1 when full (SUBMITQ_MAX) or out of
  * memory, or when a string does not fit its copy. */
 int submitq_push(struct submitq *q, uint32_t group, uint32_t token,

@@ -96,6 +96,48 @@ static size_t take_until(struct submitq *q, struct submitq_item *got,
 	return have;
 }
 
+/* What the loop does when woken: take the answers there are. */
+static struct {
+	pthread_mutex_t lock;
+	struct submitq *q;
+	unsigned calls;
+	size_t taken;
+} woken = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static void on_answer(void)
+{
+	struct submitq_item got[8];
+
+	pthread_mutex_lock(&woken.lock);
+	woken.calls++;
+	woken.taken += submitq_take(woken.q, got, 8);
+	pthread_mutex_unlock(&woken.lock);
+}
+
+/* Each answer wakes the loop once it can be taken: the wakes alone take
+ * them all. */
+static void answers_wake_the_loop(void **state)
+{
+	struct submitq *q = submitq_create(SUBMITQ_WORKERS, fake_submit, NULL);
+	struct unit_request u;
+	double t0 = now_s();
+
+	(void)state;
+	assert_non_null(q);
+	woken.q = q;
+	submitq_on_answer(q, on_answer);
+	for (uint32_t g = 2; g <= 6; g++) {
+		u = req(g, 1);
+		assert_int_equal(submitq_push(q, g, 1, &u, "woken"), 0);
+	}
+	while (submitq_busy(q) && now_s() - t0 < 30.0)
+		usleep(5000);
+	assert_int_equal(submitq_busy(q), 0);
+	submitq_destroy(q);
+	assert_int_equal(woken.calls, 5);
+	assert_int_equal(woken.taken, 5);
+}
+
 static void slow_group_holds_no_other(void **state)
 {
 	struct submitq *q = submitq_create(SUBMITQ_WORKERS, fake_submit, NULL);
@@ -234,6 +276,7 @@ static void bounded(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(answers_wake_the_loop),
 		cmocka_unit_test(slow_group_holds_no_other),
 		cmocka_unit_test(answers_keep_the_request),
 		cmocka_unit_test(bounded),
