@@ -344,17 +344,30 @@ static void lookup_now(const struct req *rq, uint32_t id)
  * at once (a lookup and a wake-up; at every cycle for a while after end
  * and fault), or the notification is dropped (ElasticdNotify=drop), or it
  * is for a job elasticd has not read yet (read at once too: maybe a new
- * unit). */
+ * unit).  A start with nodes=LIST is slurmstepd's, as root: the unit's
+ * nodes as slurmctld sent them, taken without a read where elasticd knows
+ * the job as a pending unit (the read comes after, to confirm).  Anyone
+ * else's word on nodes would be a user's. */
 static enum MHD_Result serve_notify(const struct req *rq, const struct route *r)
 {
+	const char *nodes = MHD_lookup_connection_value(
+	    rq->conn, MHD_GET_ARGUMENT_KIND, "nodes");
 	enum notify_event ev;
 	const char *why;
-	bool taken;
+	bool taken, root;
 
 	if (route_parse_notify(MHD_lookup_connection_value(
 				   rq->conn, MHD_GET_ARGUMENT_KIND, "event"),
-			       &ev, &why) < 0)
+			       &ev, &why) < 0 ||
+	    route_parse_nodes(ev, nodes, &why) < 0)
 		return reply_error(rq, MHD_HTTP_BAD_REQUEST, why);
+	pthread_mutex_lock(&api.lock);
+	root = rq->c.uid == 0 || rq->c.uid == api.slurm_user_uid;
+	pthread_mutex_unlock(&api.lock);
+	if (nodes && !root)
+		return reply_error(rq, MHD_HTTP_FORBIDDEN,
+				   "nodes: only root or SlurmUser (slurmstepd) "
+				   "may say a unit's nodes");
 	/* Dropped with ElasticdNotify=drop, or over its caller's rate. */
 	taken = may_wake(rq);
 	pthread_mutex_lock(&api.lock);
@@ -364,9 +377,13 @@ static enum MHD_Result serve_notify(const struct req *rq, const struct route *r)
 		api.notify_dropped++;
 	pthread_mutex_unlock(&api.lock);
 	if (taken) {
-		elog_debug("notified: job %u, %s (uid %u)", r->id,
-			   notify_event_name(ev), (unsigned)rq->c.uid);
-		api_queue_lookup(r->id);
+		elog_debug("notified: job %u, %s (uid %u%s%s)", r->id,
+			   notify_event_name(ev), (unsigned)rq->c.uid,
+			   nodes ? ", nodes " : "", nodes ? nodes : "");
+		if (nodes)
+			api_queue_started(r->id, nodes);
+		else
+			api_queue_lookup(r->id);
 		if (ev == NOTIFY_END || ev == NOTIFY_FAULT)
 			api_queue_follow(r->id);
 		api_wake();

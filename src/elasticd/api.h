@@ -77,6 +77,23 @@ int api_take_lookups(uint32_t *ids, size_t max);
 int api_take_follows(uint32_t *ids, size_t max);
 
 /*
+ * Units whose start slurmstepd told, as root, with the nodes slurmctld
+ * gave them (POST /v1/groups/ID/notify?event=start&nodes=LIST from
+ * spank_elastic): taken without a read of Slurm where elasticd knows the
+ * job as a pending unit of that size (slurmio_started()).  Moves up to
+ * max into out and returns how many.
+ */
+struct api_started {
+	uint32_t id;
+	char nodes[ROUTE_NODES_MAX + 1];
+};
+int api_take_started(struct api_started *out, size_t max);
+
+/* Wake the loop (SIGUSR2) as a notification does, once api_set_notify()
+ * named it; from any thread. */
+void api_wake(void);
+
+/*
  * Notifications (POST /v1/groups/ID/notify, from the units and the
  * launchers): with POLICY_NOTIFY_YES each one queues its job as a lookup
  * (end and fault: as one to follow) and wakes the

@@ -59,6 +59,9 @@ struct api_state {
 	 * for a while (slurmio_follow()). */
 	uint32_t follow[API_LOOKUP_MAX];
 	size_t nfollow;
+	/* Units' starts as slurmstepd told them (api_take_started()). */
+	struct api_started started[API_LOOKUP_MAX];
+	size_t nstarted;
 	/* Notifications: what to do with them, and how many came. */
 	enum policy_notify notify;
 	uint64_t notified, notify_dropped;
@@ -85,7 +88,7 @@ int api_queue_raise(uint32_t id);
 int api_queue_report(const struct launch_report *rep);
 void api_queue_lookup(uint32_t id);
 void api_queue_follow(uint32_t id);
-void api_wake(void);
+void api_queue_started(uint32_t id, const char *nodes);
 /* Under api.lock: may this caller cause a read now (auth_lookup_take)? */
 bool api_lookup_allowed(uint32_t uid, bool admin);
 

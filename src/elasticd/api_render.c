@@ -290,6 +290,12 @@ char *render_metrics(const struct elasticd_view *v)
 	fprintf(f, "elasticd_notified_cycles_total %" PRIu64 "\n",
 		m->light_cycles);
 
+	family(f, "elasticd_unit_starts_told_total", "counter",
+	       "Units taken as started on slurmstepd's word (as root), "
+	       "before a read of Slurm.");
+	fprintf(f, "elasticd_unit_starts_told_total %" PRIu64 "\n",
+		m->starts_told);
+
 	family(f, "elasticd_slurm_rpcs_total", "counter",
 	       "RPCs sent to slurmctld.");
 	fprintf(f, "elasticd_slurm_rpcs_total %" PRIu64 "\n", m->slurm_rpcs);

@@ -98,6 +98,27 @@ int route_parse_notify(const char *event, enum notify_event *ret,
 	return -1;
 }
 
+int route_parse_nodes(enum notify_event ev, const char *nodes, const char **why)
+{
+	size_t n;
+
+	if (!nodes)
+		return 0;
+	if (ev != NOTIFY_START) {
+		*why = "nodes: only with event=start";
+		return -1;
+	}
+	n = strlen(nodes);
+	if (n == 0 || n > ROUTE_NODES_MAX ||
+	    strspn(nodes, "abcdefghijklmnopqrstuvwxyz"
+			  "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.,[]") != n) {
+		*why = "nodes: a Slurm node list is required (allowed: 1 to "
+		       "512 of letters, digits and -_.,[])";
+		return -1;
+	}
+	return 0;
+}
+
 int route_parse_report(const char *generation, const char *exit_ms,
 		       struct launch_report *ret, const char **why)
 {

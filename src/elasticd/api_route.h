@@ -58,6 +58,16 @@ const char *notify_event_name(enum notify_event e);
 int route_parse_notify(const char *event, enum notify_event *ret,
 		       const char **why);
 
+/*
+ * A unit's start may carry its nodes (nodes=LIST, Slurm's compressed
+ * form), which only root or SlurmUser may say (api.c checks who): NULL is
+ * no list (0); a list with another event, empty, longer than
+ * ROUTE_NODES_MAX or with a character no node name has is -1 with *why.
+ */
+#define ROUTE_NODES_MAX 512
+int route_parse_nodes(enum notify_event ev, const char *nodes,
+		      const char **why);
+
 /* true for every path under /v1/ (they need a credential). */
 bool route_needs_auth(const struct route *r);
 

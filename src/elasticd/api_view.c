@@ -6,6 +6,7 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -105,6 +106,29 @@ void api_queue_follow(uint32_t id)
 	queue_once(api.follow, &api.nfollow, id);
 }
 
+/* A unit's start with its nodes, from root; a newer word on the same job
+ * replaces the older.  While the queue is full, it becomes a lookup. */
+void api_queue_started(uint32_t id, const char *nodes)
+{
+	size_t i;
+	bool queued = true;
+
+	pthread_mutex_lock(&api.lock);
+	for (i = 0; i < api.nstarted && api.started[i].id != id; i++)
+		;
+	if (i == api.nstarted && api.nstarted == API_LOOKUP_MAX)
+		queued = false;
+	else {
+		api.nstarted += i == api.nstarted;
+		api.started[i].id = id;
+		snprintf(api.started[i].nodes, sizeof(api.started[i].nodes),
+			 "%s", nodes);
+	}
+	pthread_mutex_unlock(&api.lock);
+	if (!queued)
+		api_queue_lookup(id);
+}
+
 /* A notification: the loop runs a cycle at once.  Pending SIGUSR2s are
  * one: a burst of notifications is one cycle. */
 void api_wake(void)
@@ -175,4 +199,9 @@ int api_take_lookups(uint32_t *ids, size_t max)
 int api_take_follows(uint32_t *ids, size_t max)
 {
 	return take(ids, api.follow, &api.nfollow, max, sizeof(ids[0]));
+}
+
+int api_take_started(struct api_started *out, size_t max)
+{
+	return take(out, api.started, &api.nstarted, max, sizeof(out[0]));
 }

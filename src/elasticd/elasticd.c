@@ -419,6 +419,13 @@ static void cycle(bool full)
 			slurmio_follow(ctx.io, ids, (size_t)n,
 				       now + FOLLOW_S * 1000);
 	}
+	{
+		static struct api_started st[16];
+		int n = api_take_started(st, sizeof(st) / sizeof(st[0]));
+
+		for (int i = 0; i < n; i++)
+			slurmio_started(ctx.io, st[i].id, st[i].nodes);
+	}
 	/* Before the read: the units just submitted are read with it. */
 	submit_answers(now);
 	if (full)
@@ -476,6 +483,7 @@ static void cycle(bool full)
 	v->metrics.started = ctx.m.started;
 	api_notify_counts(&v->metrics.notified, &v->metrics.notify_dropped);
 	v->metrics.light_cycles = ctx.m.light_cycles += !full && changed;
+	v->metrics.starts_told = slurmio_starts_told(ctx.io);
 	api_publish(v);
 }
 
@@ -602,6 +610,9 @@ static int start_daemon(sigset_t *sigs)
 	state_load();
 	if (check_user() < 0 || set_notify() < 0)
 		return 1;
+	/* A unit's answer at once: its start, which slurmstepd may tell
+	 * soon after, finds it known and pending. */
+	submitq_on_answer(ctx.subq, api_wake);
 	if (api_start(ctx.policy.elasticd_listen,
 		      ctx.policy.elasticd_munge_socket[0]
 			  ? ctx.policy.elasticd_munge_socket

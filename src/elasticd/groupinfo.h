@@ -121,6 +121,8 @@ struct elasticd_metrics {
 	/* Notifications taken (each a lookup and a wake-up) and dropped
 	 * (ElasticdNotify=drop); cycles that read only the jobs notified. */
 	uint64_t notified, notify_dropped, light_cycles;
+	/* units taken as started on slurmstepd's word, without a read */
+	uint64_t starts_told;
 };
 
 /* Everything the API serves, as of the end of one cycle. */

@@ -49,6 +49,13 @@ struct slurmio {
 		bool read; /* asked about since it was followed */
 	} follows[SLURMIO_FOLLOW_MAX];
 	size_t nfollows;
+	/* Units' starts told by slurmstepd (slurmio_started()) */
+	struct started {
+		uint32_t id;
+		char *nodes; /* malloc'd */
+	} started[SLURMIO_STARTED_MAX];
+	size_t nstarted;
+	uint64_t starts_told;
 	/* What units run (slurmio_set_unit_program()); "" = sleep */
 	char unit_program[POLICY_PATH_MAX + 1];
 	char slurm_conf[POLICY_PATH_MAX + 16]; /* "SLURM_CONF=...", or "" */
@@ -59,10 +66,18 @@ struct slurmio *slurmio_create(void)
 	return calloc(1, sizeof(struct slurmio));
 }
 
+static void drop_started(struct slurmio *io)
+{
+	for (size_t i = 0; i < io->nstarted; i++)
+		free(io->started[i].nodes);
+	io->nstarted = 0;
+}
+
 void slurmio_destroy(struct slurmio *io)
 {
 	if (!io)
 		return;
+	drop_started(io);
 	snapshot_destroy(io->snap);
 	free(io);
 }
@@ -80,6 +95,11 @@ uint64_t slurmio_rpcs_cycle(const struct slurmio *io)
 void slurmio_cycle(struct slurmio *io)
 {
 	__atomic_store_n(&io->rpcs_cycle, 0, __ATOMIC_RELAXED);
+}
+
+uint64_t slurmio_starts_told(const struct slurmio *io)
+{
+	return io->starts_told;
 }
 
 uint64_t slurmio_bad_tags(const struct slurmio *io)
@@ -316,6 +336,75 @@ void slurmio_lookup(struct slurmio *io, const uint32_t *ids, size_t n)
 			io->lookups[io->nlookups++] = ids[i];
 }
 
+void slurmio_started(struct slurmio *io, uint32_t id, const char *nodes)
+{
+	size_t i;
+	char *copy;
+
+	for (i = 0; i < io->nstarted && io->started[i].id != id; i++)
+		;
+	if ((i == io->nstarted && i == SLURMIO_STARTED_MAX) ||
+	    !(copy = strdup(nodes))) {
+		slurmio_lookup(io, &id, 1);
+		return;
+	}
+	if (i == io->nstarted)
+		io->nstarted++;
+	else
+		free(io->started[i].nodes);
+	io->started[i].id = id;
+	io->started[i].nodes = copy;
+}
+
+/* How many nodes a Slurm node list names; 0 if it is not one. */
+static uint32_t count_nodes(const char *nodes)
+{
+	compat_hostlist_t h = slurm_hostlist_create(nodes);
+	int n;
+
+	if (!h)
+		return 0;
+	n = slurm_hostlist_count(h);
+	slurm_hostlist_destroy(h);
+	return n > 0 ? (uint32_t)n : 0;
+}
+
+/*
+ * The units slurmstepd told started, into s as running on their nodes,
+ * their ids into ids (*n of them: read at the next load, to confirm);
+ * the others become lookups.  A unit is taken so only if the snapshot has
+ * it pending and of that size: what slurmctld knows of any other job
+ * (ended meanwhile, not a unit, not read yet) comes from slurmctld.
+ */
+static int add_started(struct slurmio *io, struct snapshot *s, uint32_t *ids,
+		       size_t *n, elastic_error_t *err)
+{
+	int rc = 0;
+
+	*n = 0;
+	for (size_t i = 0; i < io->nstarted && rc == 0; i++) {
+		const struct started *st = &io->started[i];
+		const struct job_view *o = snapshot_find(io->snap, st->id);
+		struct job_view j;
+
+		if (!o || o->role != ROLE_UNIT || o->phase != PHASE_PENDING ||
+		    o->launch_held || count_nodes(st->nodes) != o->nnodes ||
+		    among(io->lookups, io->nlookups, st->id)) {
+			slurmio_lookup(io, &st->id, 1);
+			continue;
+		}
+		j = *o;
+		j.phase = PHASE_RUNNING;
+		j.nodes = st->nodes;
+		j.start_time = snapshot_time(s);
+		rc = snapshot_add(s, &j, err);
+		ids[(*n)++] = st->id;
+		io->starts_told++;
+	}
+	drop_started(io);
+	return rc;
+}
+
 /* s, finished, is the snapshot now: the watch list and the lookups
  * follow.  steps: read the steps of the units in a grace; else (no more
  * waits for slurmctld's locks) what the last read found stands. */
@@ -385,11 +474,11 @@ static int add_lookups(struct slurmio *io, struct snapshot *s, size_t nskip,
 	return 0;
 }
 
-/* The jobs of the snapshot not asked about (and, with unwatched, not
- * read again either: watched()), as they were, into s.  0 or -1 (err
- * set). */
+/* The jobs of the snapshot not asked about nor among skip[0..nskip)
+ * (and, with unwatched, not read again either: watched()), as they were,
+ * into s.  0 or -1 (err set). */
 static int add_kept(struct slurmio *io, struct snapshot *s, bool unwatched,
-		    elastic_error_t *err)
+		    const uint32_t *skip, size_t nskip, elastic_error_t *err)
 {
 	size_t n = snapshot_count(io->snap);
 
@@ -398,7 +487,7 @@ static int add_kept(struct slurmio *io, struct snapshot *s, bool unwatched,
 
 		if (!(unwatched && watched(j)) &&
 		    !among(io->lookups, io->nlookups, j->id) &&
-		    snapshot_add(s, j, err) < 0)
+		    !among(skip, nskip, j->id) && snapshot_add(s, j, err) < 0)
 			return -1;
 	}
 	return 0;
@@ -421,7 +510,7 @@ static int load_watched(struct slurmio *io, int64_t now_ms,
 	if (rc == 0)
 		rc = add_lookups(io, s, io->nwatch, err);
 	if (rc == 0)
-		rc = add_kept(io, s, true, err);
+		rc = add_kept(io, s, true, NULL, 0, err);
 	return settle(io, s, rc, true, ret, changed);
 }
 
@@ -573,27 +662,36 @@ int slurmio_load_lookups(struct slurmio *io, int64_t now_ms,
 			 const struct snapshot **ret, bool *changed,
 			 elastic_error_t *err)
 {
+	uint32_t told[SLURMIO_STARTED_MAX];
 	struct snapshot *s;
-	size_t graces;
+	size_t graces, ntold = 0;
 	int rc;
 
 	*changed = false;
 	*ret = io->snap;
-	if (!io->snap)
+	if (!io->snap) {
+		drop_started(io);
 		return 0;
+	}
 	follow_jobs(io, now_ms);
 	graces = follow_graces(io);
-	if (!io->nlookups)
+	if (!io->nlookups && !io->nstarted)
 		return 0;
 	if (!(s = snapshot_create((time_t)(now_ms / 1000))))
 		return elastic_errorf(err, "out of memory");
-	/* The jobs asked about as slurmctld has them now; one that it no
-	 * longer knows leaves the snapshot, as at a read of the queue.  The
-	 * rest as they were. */
-	rc = add_lookups(io, s, 0, err);
+	/* The units slurmstepd told started, as it told; the jobs asked
+	 * about as slurmctld has them now (one that it no longer knows
+	 * leaves the snapshot, as at a read of the queue); the rest as
+	 * they were. */
+	rc = add_started(io, s, told, &ntold, err);
 	if (rc == 0)
-		rc = add_kept(io, s, false, err);
-	return settle(io, s, rc, graces > 0, ret, changed);
+		rc = add_lookups(io, s, 0, err);
+	if (rc == 0)
+		rc = add_kept(io, s, false, told, ntold, err);
+	rc = settle(io, s, rc, graces > 0, ret, changed);
+	/* What slurmstepd said, confirmed by slurmctld at the next load. */
+	slurmio_lookup(io, told, ntold);
+	return rc;
 }
 
 int slurmio_load(struct slurmio *io, int64_t now_ms, unsigned full_refresh_s,
@@ -606,6 +704,7 @@ int slurmio_load(struct slurmio *io, int64_t now_ms, unsigned full_refresh_s,
 	time_t since = io->last_update;
 
 	*changed = false;
+	drop_started(io); /* read with the rest */
 	if (resync_s && io->snap && !io->watch_overflow &&
 	    (!whole_s ||
 	     now_ms - io->last_whole_ms < (int64_t)whole_s * 1000)) {

@@ -58,6 +58,19 @@ void slurmio_lookup(struct slurmio *io, const uint32_t *ids, size_t n);
 #define SLURMIO_FOLLOW_MAX 64
 void slurmio_follow(struct slurmio *io, const uint32_t *ids, size_t n,
 		    int64_t until_ms);
+/*
+ * Unit id started on nodes (Slurm's compressed list), as slurmstepd told
+ * as root: at the next slurmio_load_lookups(), a unit the snapshot has
+ * pending, asked for as many nodes as the list names, runs there from
+ * then on without a read; the read comes at the load after, to confirm.
+ * Any other job is read at once, as a lookup.  At most SLURMIO_STARTED_MAX
+ * are kept (the rest: lookups); a whole load reads them all anyway.
+ */
+#define SLURMIO_STARTED_MAX 64
+void slurmio_started(struct slurmio *io, uint32_t id, const char *nodes);
+/* How many were taken so, since slurmio_create(). */
+uint64_t slurmio_starts_told(const struct slurmio *io);
+
 int slurmio_load(struct slurmio *io, int64_t now_ms, unsigned full_refresh_s,
 		 unsigned resync_s, unsigned whole_s,
 		 const struct snapshot **ret, bool *changed,

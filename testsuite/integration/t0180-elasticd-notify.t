@@ -1,7 +1,9 @@
 #!/bin/bash
 # Notifications: a unit tells elasticd when it starts and when Slurm
 # signals it (its program, elastic-run --unit, also passes the signal on
-# to the unit's steps), and elasticd reads that job at once.  With a read
+# to the unit's steps), and elasticd reads that job at once; slurmstepd
+# tells of a unit's start first, as root, with its nodes, which elasticd
+# takes before any read.  With a read
 # of Slurm a minute (ElasticdPollInterval=60000) a group still grows to its
 # max and a preempted unit leaves the world within seconds.  With
 # ElasticdNotify=drop the notifications are lost: the poll alone still
@@ -10,7 +12,7 @@
 . "$(dirname "$0")/elasticd.sh"
 ed_setup
 
-plan 18
+plan 28
 
 metric() { curl -fsS -m 2 "http://$ED_SERVER/metrics" | awk -v k="$1" '$1 == k { print $2 }'; }
 at_least() { [ "$(metric "$1")" -ge "$2" ] 2>/dev/null; }
@@ -59,10 +61,45 @@ ok "the preemptor starts" wait_until $((grace + 30)) job_running "$hjid"
 ok "a signal was notified" wait_until 5 at_least 'elasticd_notifications_total{action="read"}' 3
 sampler_stop
 
+# --- a unit's start, told by slurmstepd ----------------------------------
+# The replacement unit, pending while the preemptor runs, starts as it
+# ends.  slurmstepd (as root)
+# tells elasticd before the unit's program runs, with the nodes slurmctld
+# gave: elasticd takes that without a read of Slurm, and reads the job
+# after, to confirm.
+ok "the preempted unit's replacement waits, pending, as elasticd knows" \
+	gwait 20 "$base" 'len(units(state="pending")) >= 1' || show_group "$base"
+t2=$(now)
+scancel "$hjid"
+ok "the preemptor ends: the group returns to 3 nodes" gwait 30 "$base" 'world == 3 and len(units()) == 2' ||
+	show_group "$base"
+figure "notify: preemptor ended to a world of 3: $(secs_since "$t2") s (reads of Slurm every 60 s)"
+ok "... the new unit's start taken on slurmstepd's word, before a read" at_least elasticd_unit_starts_told_total 1
+# Each running unit's nodes as elasticd has them, and as Slurm has them.
+ed_nodes() { gq "$base" '" ".join("%s=%s" % (m["job_id"], m["nodes"]) for m in sorted(units(), key=lambda m: m["job_id"]))'; }
+slurm_nodes() {
+	local u out=
+	for u in $(running_units "$base"); do out+="$u=$(squeue -h -j "$u" -o %N) "; done
+	echo "${out% }"
+}
+is "... the units' nodes are those Slurm gave them" "$(ed_nodes)" "$(slurm_nodes)"
+# Only root (slurmstepd) or SlurmUser may say a unit's nodes.
+u=$(running_units "$base")
+u=${u%% *}
+is "a user's word on a unit's nodes is refused (403)" \
+	"$(api_code POST "/v1/groups/$u/notify?event=start&nodes=n1" "$TEST_USER")" 403
+is "... nodes only with event=start (400)" \
+	"$(api_code POST "/v1/groups/$u/notify?event=signal&nodes=n1")" 400
+is "... nor a list no node name makes (400)" \
+	"$(api_code POST "/v1/groups/$u/notify?event=start&nodes=n1;x")" 400
+
 # --- notifications dropped: the poll alone --------------------------------
 ok "elasticd stops" ed_stop
 ed_write_conf ElasticdPollInterval=3000 ElasticdNotify=drop
 ok "elasticd starts again, dropping notifications, reading Slurm every 3 s" ed_start
+hjid=$(sbatch --parsable -p high -N2 -J preemptor -D "$ED_TMP" -o /dev/null -t 30 --wrap 'exec sleep 1800')
+ok "a preemptor runs again" wait_until $((grace + 30)) job_running "$hjid"
+ok "... the world shrinks to 2 at the poll" gwait 30 "$base" 'world == 2' || show_group "$base"
 t3=$(now)
 scancel "$hjid"
 ok "the group returns to 3 nodes at the poll alone" gwait 60 "$base" 'world == 3 and len(units()) == 2' ||
@@ -70,5 +107,6 @@ ok "the group returns to 3 nodes at the poll alone" gwait 60 "$base" 'world == 3
 figure "notify: dropped: preemptor ended to a world of 3: $(secs_since "$t3") s (reads every 3 s)"
 is "the new unit's notification was dropped, none taken" \
 	"$(metric 'elasticd_notifications_total{action="read"}') $(at_least 'elasticd_notifications_total{action="dropped"}' 1 && echo dropped)" "0 dropped"
+is "... nor a start on slurmstepd's word" "$(metric elasticd_unit_starts_told_total)" 0
 ok "elasticd stops on SIGTERM" ed_stop
 done_testing

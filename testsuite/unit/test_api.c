@@ -118,6 +118,40 @@ static void notify_args(void **state)
 	assert_true(route_needs_auth(&(struct route){ .kind = ROUTE_NOTIFY }));
 }
 
+/* A unit's nodes with its start: a Slurm node list, nothing else. */
+static void route_nodes(void **state)
+{
+	static const char *const good[] = { "n1", "n[1-4,7]",
+					    "gpu-a.b_c[01-02],x9" };
+	static const char *const bad[] = { "",	      "n1;x",
+					   "n1 n2",   "n1&event=end",
+					   "n1/../x", "n1%5B" };
+	char longlist[ROUTE_NODES_MAX + 2];
+	const char *why = NULL;
+
+	(void)state;
+	assert_int_equal(route_parse_nodes(NOTIFY_START, NULL, &why), 0);
+	for (size_t i = 0; i < N(good); i++)
+		assert_int_equal(route_parse_nodes(NOTIFY_START, good[i], &why),
+				 0);
+	for (size_t i = 0; i < N(bad); i++) {
+		why = NULL;
+		assert_int_equal(route_parse_nodes(NOTIFY_START, bad[i], &why),
+				 -1);
+		assert_non_null(why);
+		assert_non_null(strstr(why, "nodes:"));
+	}
+	memset(longlist, 'n', sizeof(longlist) - 1);
+	longlist[ROUTE_NODES_MAX] = '\0';
+	assert_int_equal(route_parse_nodes(NOTIFY_START, longlist, &why), 0);
+	longlist[ROUTE_NODES_MAX] = 'n';
+	longlist[ROUTE_NODES_MAX + 1] = '\0';
+	assert_int_equal(route_parse_nodes(NOTIFY_START, longlist, &why), -1);
+	why = NULL;
+	assert_int_equal(route_parse_nodes(NOTIFY_SIGNAL, "n1", &why), -1);
+	assert_non_null(strstr(why, "event=start"));
+}
+
 /* Wake-ups by lookups: a burst per user, then the rate; users apart; the
  * table bounded, the user idle longest forgotten. */
 static void lookup_limit(void **state)
@@ -509,6 +543,7 @@ int main(void)
 		cmocka_unit_test(route_allow_and_auth),
 		cmocka_unit_test(report_args),
 		cmocka_unit_test(notify_args),
+		cmocka_unit_test(route_nodes),
 		cmocka_unit_test(lookup_limit),
 		cmocka_unit_test(hostport_good),
 		cmocka_unit_test(hostport_bad),

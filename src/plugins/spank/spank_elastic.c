@@ -10,7 +10,9 @@
  * the site's policy.
  *
  * slurmstepd (remote context): every task of an elastic job's steps gets
- * its rank environment (torchrun's variables and ELASTIC_*).
+ * its rank environment (torchrun's variables and ELASTIC_*); the batch
+ * step of a unit elasticd submitted tells elasticd, as root, that the unit
+ * started and where.
  */
 #include "config.h"
 
@@ -29,6 +31,7 @@
 #include "common/policy.h"
 #include "common/rankenv.h"
 #include "common/sizeconf.h"
+#include "unit_notify.h"
 
 SPANK_PLUGIN(elastic, 1);
 
@@ -44,6 +47,7 @@ static struct plugin_context {
 } ctx;
 
 static int opt_cb(int val, const char *optarg, int remote);
+static void unit_started(spank_t sp);
 
 #define OPT(id, arg, help)                                                     \
 	{                                                                      \
@@ -143,6 +147,16 @@ static int client_size_config(spank_t sp, elastic_error_t *err)
 	return 0;
 }
 
+/* elastic.conf: plugstack.conf's elastic_conf=, else beside slurm.conf
+ * (which slurmstepd knows no longer from Slurm 23.02 on). */
+static void conf_path(char *path, size_t len)
+{
+	if (ctx.conf[0])
+		snprintf(path, len, "%s", ctx.conf);
+	else
+		policy_conf_path(slurm_conf.slurm_conf, path, len);
+}
+
 /*
  * slurmstepd: the job's options complete with the site's defaults, as
  * slurmctld computed them (same elastic.conf, same rules).
@@ -155,12 +169,7 @@ static int remote_setup(spank_t sp, elastic_error_t *err)
 
 	if (!p)
 		return elastic_errorf(err, "out of memory");
-	/* plugstack.conf's elastic_conf=, else beside slurm.conf (which
-	 * slurmstepd knows no longer from Slurm 23.02 on). */
-	if (ctx.conf[0])
-		snprintf(path, sizeof(path), "%s", ctx.conf);
-	else
-		policy_conf_path(slurm_conf.slurm_conf, path, sizeof(path));
+	conf_path(path, sizeof(path));
 	rc = policy_load(p, path, NULL, err);
 	if (rc == 0)
 		options_apply_defaults(&ctx.opts, p, NULL);
@@ -185,6 +194,8 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 	spank_context_t c = spank_context();
 	elastic_error_t err;
 
+	if (c == S_CTX_REMOTE)
+		unit_started(sp);
 	if (!options_any(&ctx.opts))
 		return 0;
 	if (c == S_CTX_REMOTE) {
@@ -240,6 +251,52 @@ static int item_u32(spank_t sp, spank_item_t item, unsigned *ret)
 		return -1;
 	*ret = v;
 	return 0;
+}
+
+/* How long slurmstepd waits for elasticd's answer: the unit's program
+ * tells elasticd too, and the poll finds the start anyway. */
+#define UNIT_NOTIFY_TIMEOUT_MS 500
+
+/*
+ * slurmstepd, as root, in the batch step of a unit elasticd submitted
+ * (ELASTIC_GROUP in its environment, which elasticd set): elasticd learns
+ * of the start now, and of the nodes from root, so that it need not read
+ * the job from slurmctld before it acts.  The list is slurmctld's:
+ * slurmstepd writes SLURM_JOB_NODELIST from the batch launch message over
+ * whatever the job's environment had.  Another job with ELASTIC_GROUP
+ * set only makes elasticd read it, as any notification does.  A failure
+ * leaves elasticd to learn of the start from the unit's program or its
+ * poll; the step goes on.
+ */
+static void unit_started(spank_t sp)
+{
+	char group[32], nodes[4096], path[POLICY_PATH_MAX + 32];
+	struct elastic_policy *p;
+	elastic_error_t err;
+	uint32_t step = 0;
+	unsigned job;
+	int rc;
+
+	if (spank_get_item(sp, S_JOB_STEPID, &step) != ESPANK_SUCCESS ||
+	    step != SLURM_BATCH_SCRIPT ||
+	    spank_getenv(sp, "ELASTIC_GROUP", group, sizeof(group)) !=
+		ESPANK_SUCCESS ||
+	    item_u32(sp, S_JOB_ID, &job) < 0 ||
+	    spank_getenv(sp, "SLURM_JOB_NODELIST", nodes, sizeof(nodes)) !=
+		ESPANK_SUCCESS)
+		return;
+	if (!(p = malloc(sizeof(*p))))
+		return;
+	conf_path(path, sizeof(path));
+	rc = policy_load(p, path, NULL, &err);
+	if (rc == 0)
+		rc = unit_notify_start(p, path, job, nodes,
+				       UNIT_NOTIFY_TIMEOUT_MS, &err);
+	free(p);
+	if (rc < 0)
+		slurm_info("elastic: job %u: elasticd is not told that the "
+			   "unit started: %s",
+			   job, err.text);
 }
 
 /* In the task, before exec: the rank's environment. */
