@@ -161,10 +161,13 @@ int unit_notify_start(const struct elastic_policy *p, const char *conf,
 	if (hostport_parse_server(addr.addr, host, &port, err) < 0 ||
 	    apicred_server_uid(p->elasticd_user, &uid, err) < 0)
 		return -1;
-	n = snprintf(target, sizeof(target),
-		     "/v1/groups/%u/notify?event=start&nodes=%s", job, nodes);
-	if (n < 0 || (size_t)n >= sizeof(target))
-		return elastic_errorf(err, "node list too long");
+	/* A list longer than elasticd takes: the start alone, which makes
+	 * elasticd read the job. */
+	n = snprintf(target, sizeof(target), "/v1/groups/%u/notify?event=start",
+		     job);
+	if (strlen(nodes) <= UNIT_NOTIFY_NODES_MAX)
+		snprintf(target + n, sizeof(target) - (size_t)n, "&nodes=%s",
+			 nodes);
 	escape_target(target, wire, sizeof(wire));
 	if (apicred_make(p->elasticd_munge_socket, uid, "POST", target, nonce,
 			 &cred, err) < 0)

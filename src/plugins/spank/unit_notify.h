@@ -16,6 +16,9 @@
  * p: elastic.conf as read from conf.  0; 1 when elasticd is not
  * configured (no ElasticdServer) or notifications are off; -1 with err.
  */
+/* The longest list elasticd takes (elasticd-api(7)); a longer one is
+ * not sent. */
+#define UNIT_NOTIFY_NODES_MAX 512
 int unit_notify_start(const struct elastic_policy *p, const char *conf,
 		      uint32_t job, const char *nodes, unsigned timeout_ms,
 		      elastic_error_t *err);
