@@ -485,6 +485,10 @@ static void cycle(bool full)
 	v->metrics.light_cycles = ctx.m.light_cycles += !full && changed;
 	v->metrics.starts_told = slurmio_starts_told(ctx.io);
 	api_publish(v);
+	/* Units taken as started on slurmstepd's word, acted on first: the
+	 * reads that were due come in a cycle now. */
+	if (!full && slurmio_reads_waiting(ctx.io))
+		api_wake();
 }
 
 /* SlurmUser is an admin of the API.  Asked of slurmctld once. */

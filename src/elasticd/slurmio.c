@@ -658,6 +658,32 @@ static void follow_jobs(struct slurmio *io, int64_t now_ms)
 	io->nfollows = k;
 }
 
+/*
+ * s has the units slurmstepd told started (told[0..n)): with the rest of
+ * the snapshot as it was, it is the snapshot now, without a read, so that
+ * the loop acts on them first.  Every read that was due (the jobs asked
+ * about and followed), and one of each told unit to confirm it, waits for
+ * the next load (slurmio_reads_waiting()).
+ */
+static int told_first(struct slurmio *io, struct snapshot *s,
+		      const uint32_t *told, size_t n,
+		      const struct snapshot **ret, bool *changed,
+		      elastic_error_t *err)
+{
+	uint32_t due[SLURMIO_LOOKUPS_MAX];
+	size_t ndue = io->nlookups;
+	int rc;
+
+	memcpy(due, io->lookups, ndue * sizeof(due[0]));
+	io->nlookups = 0; /* kept as they were, not left out to be read */
+	rc = add_kept(io, s, false, told, n, err);
+	rc = settle(io, s, rc, false, ret, changed);
+	memcpy(io->lookups, due, ndue * sizeof(due[0]));
+	io->nlookups = ndue;
+	slurmio_lookup(io, told, n);
+	return rc;
+}
+
 int slurmio_load_lookups(struct slurmio *io, int64_t now_ms,
 			 const struct snapshot **ret, bool *changed,
 			 elastic_error_t *err)
@@ -679,19 +705,23 @@ int slurmio_load_lookups(struct slurmio *io, int64_t now_ms,
 		return 0;
 	if (!(s = snapshot_create((time_t)(now_ms / 1000))))
 		return elastic_errorf(err, "out of memory");
-	/* The units slurmstepd told started, as it told; the jobs asked
-	 * about as slurmctld has them now (one that it no longer knows
-	 * leaves the snapshot, as at a read of the queue); the rest as
-	 * they were. */
+	/* The units slurmstepd told started, as it told. */
 	rc = add_started(io, s, told, &ntold, err);
+	if (rc == 0 && ntold)
+		return told_first(io, s, told, ntold, ret, changed, err);
+	/* The jobs asked about as slurmctld has them now (one that it no
+	 * longer knows leaves the snapshot, as at a read of the queue); the
+	 * rest as they were. */
 	if (rc == 0)
 		rc = add_lookups(io, s, 0, err);
 	if (rc == 0)
-		rc = add_kept(io, s, false, told, ntold, err);
-	rc = settle(io, s, rc, graces > 0, ret, changed);
-	/* What slurmstepd said, confirmed by slurmctld at the next load. */
-	slurmio_lookup(io, told, ntold);
-	return rc;
+		rc = add_kept(io, s, false, NULL, 0, err);
+	return settle(io, s, rc, graces > 0, ret, changed);
+}
+
+bool slurmio_reads_waiting(const struct slurmio *io)
+{
+	return io->nlookups > 0;
 }
 
 int slurmio_load(struct slurmio *io, int64_t now_ms, unsigned full_refresh_s,

@@ -84,11 +84,16 @@ int slurmio_load(struct slurmio *io, int64_t now_ms, unsigned full_refresh_s,
  * in its hash) into a copy of the snapshot, the rest as they were.  What
  * a notification costs slurmctld: nothing that grows with the queue.  No
  * job to read: nothing read, *ret the snapshot there is (NULL before the
- * first load), *changed false.  0, or -1 with err set.
+ * first load), *changed false.  Units told started (slurmio_started())
+ * that it takes come first, alone: no read in that load.  0, or -1 with
+ * err set.
  */
 int slurmio_load_lookups(struct slurmio *io, int64_t now_ms,
 			 const struct snapshot **ret, bool *changed,
 			 elastic_error_t *err);
+/* After a load that took units' starts on slurmstepd's word alone: the
+ * reads it left for the next load, which should come at once. */
+bool slurmio_reads_waiting(const struct slurmio *io);
 
 /*
  * What units run from now on: path (elastic-run, which tells elasticd the

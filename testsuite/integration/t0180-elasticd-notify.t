@@ -12,7 +12,7 @@
 . "$(dirname "$0")/elasticd.sh"
 ed_setup
 
-plan 28
+plan 33
 
 metric() { curl -fsS -m 2 "http://$ED_SERVER/metrics" | awk -v k="$1" '$1 == k { print $2 }'; }
 at_least() { [ "$(metric "$1")" -ge "$2" ] 2>/dev/null; }
@@ -92,6 +92,19 @@ is "... nodes only with event=start (400)" \
 	"$(api_code POST "/v1/groups/$u/notify?event=signal&nodes=n1")" 400
 is "... nor a list no node name makes (400)" \
 	"$(api_code POST "/v1/groups/$u/notify?event=start&nodes=n1;x")" 400
+# A user's own job claiming a group in its environment: slurmstepd tells
+# of its start as of any unit's, and elasticd reads it, nothing more.
+told=$(metric elasticd_unit_starts_told_total)
+reads=$(metric 'elasticd_notifications_total{action="read"}')
+fake=$(runuser -u "$TEST_USER" -- sbatch --parsable -p preempt -N1 -D "$ED_TMP" -o /dev/null -t 5 \
+	--export="ALL,ELASTIC_GROUP=$base" --wrap 'exec sleep 300')
+ok "a user's job with ELASTIC_GROUP=<the group> in its environment runs" wait_until 30 job_running "$fake"
+ok "... slurmstepd tells elasticd of its start" wait_until 10 at_least 'elasticd_notifications_total{action="read"}' $((reads + 1))
+cycles=$(metric elasticd_reconcile_cycles_total)
+ok "... elasticd decides after that" wait_until 5 at_least elasticd_reconcile_cycles_total $((cycles + 1))
+is "... it is not taken as a unit's start" "$(metric elasticd_unit_starts_told_total)" "$told"
+is "... nor as a member of the group" "$(gq "$base" "any(m['job_id'] == $fake for m in members())")" false
+scancel "$fake"
 
 # --- notifications dropped: the poll alone --------------------------------
 ok "elasticd stops" ed_stop
