@@ -13,6 +13,7 @@ in one small all-reduce, so that every rank stops after the same step::
         ...checkpoint on rank 0, barrier, exit_for_event()
 """
 
+import collections
 import datetime
 import os
 import signal
@@ -25,11 +26,38 @@ import torch.distributed as dist
 from . import (EXIT_EVENT, elastic_event_detected, elastic_signal,
                size_config_vars, torch_store_fallback)
 
-__all__ = ["InPlace", "event_agreed", "init_process_group"]
+__all__ = ["InPlace", "destroy_process_group", "event_agreed",
+           "init_process_group"]
 
 # torch.distributed is loaded now: a torch without libuv needs USE_LIBUV=0
 # before its first rendezvous.
 torch_store_fallback()
+
+
+# The tensors of our collectives, kept until the process group is gone.
+# torch before 2.8 destroys a Gloo group with the GIL held while it joins
+# the group's workers; a worker that drops the last reference to a tensor
+# Python no longer holds needs the GIL to free it, and the two wait for
+# each other for ever (a rank that left its world stayed until Slurm
+# killed it).  Held here, the worker's reference is never the last.  Each
+# collective is synchronous and its wait lets a worker take the GIL, so
+# one that drops out of the deque has long been let go by the workers.
+_held = collections.deque(maxlen=16)
+
+
+def _hold(t):
+    _held.append(t)
+    return t
+
+
+def destroy_process_group(group=None):
+    """:func:`torch.distributed.destroy_process_group`, then let go of the
+    tensors this module's collectives used.  Call it in place of torch's
+    after :func:`event_agreed` (torch's own is safe too while these
+    tensors are held, and they are held until this is called)."""
+    dist.destroy_process_group(group)
+    if group is None:
+        _held.clear()
 
 
 def _leave():
@@ -83,8 +111,8 @@ def event_agreed(group=None) -> bool:
     device = "cpu"
     if dist.get_backend(group) == "nccl":
         device = torch.device("cuda", torch.cuda.current_device())
-    flag = torch.tensor([1 if elastic_event_detected() else 0],
-                        dtype=torch.int32, device=device)
+    flag = _hold(torch.tensor([1 if elastic_event_detected() else 0],
+                              dtype=torch.int32, device=device))
     dist.all_reduce(flag, op=dist.ReduceOp.MAX, group=group)
     return bool(flag.item())
 
@@ -214,7 +242,7 @@ class InPlace:
         """At the end of training: leave the process group and the
         channel (elastic-run then sees the ranks end on their own)."""
         if dist.is_initialized():
-            dist.destroy_process_group()
+            destroy_process_group()
         if self.client:
             self.client.close()
 
@@ -257,7 +285,7 @@ class InPlace:
         # The channel's word, not the signal, says what happens.
         elastic_event_clear()
         w = self.client.latest(self.world_no)
-        seen = torch.tensor([w.number if w else 0], dtype=torch.int64)
+        seen = _hold(torch.tensor([w.number if w else 0], dtype=torch.int64))
         dist.all_reduce(seen, op=dist.ReduceOp.MAX)
         target = int(seen.item())
         if target <= self.world_no:
@@ -296,7 +324,7 @@ class InPlace:
             self._exit_restart(collectives=not broken)
         rank = w.rank_of(self._job, self._node, self._local)
         try:
-            dist.destroy_process_group()
+            destroy_process_group()
         except (RuntimeError, AssertionError, ValueError):
             pass
         if rank is None:
@@ -336,8 +364,8 @@ class InPlace:
         """Every rank of the new world takes src's state; the survivors
         first check that they all stopped after the same step."""
         step = int(self.position.get("step", 0)) if survived else -1
-        t = torch.tensor([step, -step if survived else -(2**62)],
-                         dtype=torch.int64)
+        t = _hold(torch.tensor([step, -step if survived else -(2**62)],
+                               dtype=torch.int64))
         dist.all_reduce(t, op=dist.ReduceOp.MAX)
         if survived and int(t[0].item()) != -int(t[1].item()):
             # A survivor completed a step the others did not.

@@ -305,3 +305,29 @@ se.exit_for_event()
         self.assertEqual((p.returncode, p.stdout.strip()),
                          (se.EXIT_EVENT, "False True"), p.stderr)
         self.assertEqual(se.EXIT_EVENT, 75)
+
+    def test_tensors_held_until_destroyed(self):
+        # torch before 2.8 joins a Gloo group's workers with the GIL held;
+        # a worker freeing the last reference to our flag would need it.
+        import subprocess
+        import sys
+        code = """
+import gc, socket, weakref
+import torch.distributed as dist
+import slurm_elastic.torch as st
+s = socket.socket(); s.bind(("127.0.0.1", 0)); port = s.getsockname()[1]; s.close()
+st.init_process_group("gloo", init_method="tcp://127.0.0.1:%d" % port,
+                      rank=0, world_size=1)
+for _ in range(20):
+    st.event_agreed()
+flags = [weakref.ref(t) for t in st._held]
+gc.collect()
+alive = sum(r() is not None for r in flags)
+st.destroy_process_group()
+gc.collect()
+print(len(flags), alive, sum(r() is not None for r in flags))
+"""
+        p = subprocess.run([sys.executable, "-c", code], env=dict(os.environ),
+                           capture_output=True, text=True, timeout=120)
+        self.assertEqual((p.returncode, p.stdout.strip()), (0, "16 16 0"),
+                         p.stderr)
