@@ -681,6 +681,10 @@ static int told_first(struct slurmio *io, struct snapshot *s,
 	memcpy(io->lookups, due, ndue * sizeof(due[0]));
 	io->nlookups = ndue;
 	slurmio_lookup(io, told, n);
+	/* The jobs followed were not read: one not in the snapshot yet is
+	 * not let go before its read. */
+	for (size_t i = 0; i < io->nfollows; i++)
+		io->follows[i].read = false;
 	return rc;
 }
 
