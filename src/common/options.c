@@ -38,6 +38,9 @@ static const struct {
 	[ELASTIC_OPT_RESUME_FROM] = { "elastic-resume-from", CKPT_SPEC_WORDS },
 	[ELASTIC_OPT_EVAL] = { "elastic-eval",
 			       "a command line of up to 1024 characters" },
+	[ELASTIC_OPT_HEARTBEAT_TIMEOUT] = { "elastic-heartbeat-timeout",
+					    "seconds, 2 to 3600, or 0 for "
+					    "none" },
 };
 
 const char *options_name(enum elastic_opt_id id)
@@ -86,6 +89,22 @@ static int set_uint(unsigned *field, enum elastic_opt_id id, const char *value,
 	if (r != PARSE_OK)
 		return bad(err, id, value, parse_strerror(r));
 	*field = v;
+	return 0;
+}
+
+/* 0 turns heartbeats off; a timeout shorter than the minimum would take
+ * a loaded node for a lost one. */
+static int set_heartbeat(struct elastic_opts *o, const char *value,
+			 elastic_error_t *err)
+{
+	enum elastic_opt_id id = ELASTIC_OPT_HEARTBEAT_TIMEOUT;
+	unsigned v;
+
+	if (set_uint(&v, id, value, 0, POLICY_HEARTBEAT_MAX, err) < 0)
+		return -1;
+	if (v && v < POLICY_HEARTBEAT_MIN)
+		return bad(err, id, value, "too short");
+	o->heartbeat_timeout = v;
 	return 0;
 }
 
@@ -166,6 +185,9 @@ int options_set(struct elastic_opts *o, enum elastic_opt_id id,
 	case ELASTIC_OPT_FAULT_TIMEOUT:
 		rc = set_uint(&o->fault_timeout, id, value, 0,
 			      ELASTIC_MAX_SECONDS, err);
+		break;
+	case ELASTIC_OPT_HEARTBEAT_TIMEOUT:
+		rc = set_heartbeat(o, value, err);
 		break;
 	case ELASTIC_OPT_ONDEMAND:
 		if (policy_parse_ondemand(value, &o->ondemand) < 0)
@@ -384,6 +406,8 @@ void options_apply_defaults(struct elastic_opts *o,
 		o->scale_delay = p->default_scale_delay;
 	if (!options_given(o, ELASTIC_OPT_FAULT_TIMEOUT))
 		o->fault_timeout = p->default_fault_timeout;
+	if (!options_given(o, ELASTIC_OPT_HEARTBEAT_TIMEOUT))
+		o->heartbeat_timeout = p->default_heartbeat_timeout;
 	/* Not on-demand by default for whom the site does not allow it. */
 	if (!options_given(o, ELASTIC_OPT_ONDEMAND))
 		o->ondemand = options_ondemand_listed(p, who)
@@ -431,6 +455,14 @@ int options_finalize(struct elastic_opts *o, const struct elastic_policy *p,
 				      "site's limit of %u seconds (MaxGrace "
 				      "in elastic.conf)",
 				      r.grace, p->max_grace);
+	if (r.heartbeat_timeout &&
+	    r.heartbeat_timeout < p->min_heartbeat_timeout)
+		return elastic_errorf(err,
+				      "--elastic-heartbeat-timeout=%u is below "
+				      "this site's floor of %u seconds "
+				      "(MinHeartbeatTimeout in elastic.conf)",
+				      r.heartbeat_timeout,
+				      p->min_heartbeat_timeout);
 	if (r.keep > p->max_keep)
 		return elastic_errorf(err,
 				      "--elastic-keep=%u is above this site's "
@@ -562,11 +594,11 @@ int options_format_tag(const struct elastic_opts *o, char *buf, size_t len)
 	return snprintf(buf, len,
 			ELASTIC_TAG_PREFIX " min=%u max=%u %s grace=%u "
 					   "delay=%u fault=%u ondemand=%s "
-					   "signal=%s keep=%u%s%s ckpt=%s",
+					   "signal=%s keep=%u hb=%u%s%s ckpt=%s",
 			o->min, o->max, sizes, o->grace, o->scale_delay,
 			o->fault_timeout, policy_ondemand_name(o->ondemand),
-			parse_signal_name(o->signal), o->keep, resume, eval,
-			ckpt);
+			parse_signal_name(o->signal), o->keep,
+			o->heartbeat_timeout, resume, eval, ckpt);
 }
 
 static const struct {
@@ -586,6 +618,7 @@ static const struct {
 	{ "ckpt", ELASTIC_OPT_CHECKPOINT_DIR },
 	{ "resume", ELASTIC_OPT_RESUME_FROM },
 	{ "eval", ELASTIC_OPT_EVAL },
+	{ "hb", ELASTIC_OPT_HEARTBEAT_TIMEOUT },
 };
 
 /* Keys every v1 tag has (sizes may stand for step). */
@@ -635,6 +668,9 @@ int options_parse_tag(const char *tag, struct elastic_opts *o,
 	    !(options_given(&r, ELASTIC_OPT_STEP) ||
 	      options_given(&r, ELASTIC_OPT_SIZES)))
 		return elastic_errorf(err, "elastic tag: incomplete");
+	/* A tag written before heartbeats: the built-in default. */
+	if (!options_given(&r, ELASTIC_OPT_HEARTBEAT_TIMEOUT))
+		r.heartbeat_timeout = POLICY_DEFAULT_HEARTBEAT_TIMEOUT;
 	if (check_relations(&r, NULL, err) < 0)
 		return -1;
 	*o = r;

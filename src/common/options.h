@@ -33,6 +33,7 @@ enum elastic_opt_id {
 	ELASTIC_OPT_SIZE_CONFIG,
 	ELASTIC_OPT_RESUME_FROM,
 	ELASTIC_OPT_EVAL,
+	ELASTIC_OPT_HEARTBEAT_TIMEOUT,
 	ELASTIC_OPT_COUNT,
 };
 
@@ -47,6 +48,9 @@ struct elastic_opts {
 	unsigned nsizes;
 	unsigned sizes[ELASTIC_MAX_SIZES];
 	unsigned grace, scale_delay, fault_timeout;
+	/* Seconds of silence from a node before the launcher takes it as
+	 * lost; 0: no heartbeats. */
+	unsigned heartbeat_timeout;
 	enum elastic_ondemand ondemand;
 	int signal;
 	unsigned keep;

@@ -66,6 +66,8 @@ static const struct key {
 	{ "DefaultGrace", T_SECONDS, F(default_grace) },
 	{ "DefaultScaleDelay", T_SECONDS, F(default_scale_delay) },
 	{ "DefaultFaultTimeout", T_SECONDS, F(default_fault_timeout) },
+	{ "DefaultHeartbeatTimeout", T_SECONDS, F(default_heartbeat_timeout) },
+	{ "MinHeartbeatTimeout", T_SECONDS, F(min_heartbeat_timeout) },
 	{ "DefaultOnDemand", T_ONDEMAND, F(default_ondemand) },
 	{ "DefaultSignal", T_SIGNAL, F(default_signal) },
 	{ "DefaultKeep", T_KEEP, F(default_keep) },
@@ -197,6 +199,7 @@ void policy_defaults(struct elastic_policy *p)
 	p->default_grace = 60;
 	p->default_scale_delay = 30;
 	p->default_fault_timeout = 60;
+	p->default_heartbeat_timeout = POLICY_DEFAULT_HEARTBEAT_TIMEOUT;
 	p->default_ondemand = ELASTIC_ONDEMAND_NEVER;
 	p->default_signal = SIGURG;
 	p->default_keep = 3;
@@ -596,6 +599,21 @@ static int check_policy(const struct elastic_policy *p, const char *name,
 				      "%s: DefaultGrace=%u is above "
 				      "MaxGrace=%u",
 				      name, p->default_grace, p->max_grace);
+	if (p->default_heartbeat_timeout &&
+	    (p->default_heartbeat_timeout < POLICY_HEARTBEAT_MIN ||
+	     p->default_heartbeat_timeout > POLICY_HEARTBEAT_MAX))
+		return elastic_errorf(err,
+				      "%s: DefaultHeartbeatTimeout=%u: seconds "
+				      "of a node's silence (allowed: 2 to 3600, "
+				      "or 0 for none)",
+				      name, p->default_heartbeat_timeout);
+	if (p->default_heartbeat_timeout &&
+	    p->default_heartbeat_timeout < p->min_heartbeat_timeout)
+		return elastic_errorf(err,
+				      "%s: DefaultHeartbeatTimeout=%u is below "
+				      "MinHeartbeatTimeout=%u",
+				      name, p->default_heartbeat_timeout,
+				      p->min_heartbeat_timeout);
 	if (p->default_keep > p->max_keep)
 		return elastic_errorf(err,
 				      "%s: DefaultKeep=%u is above MaxKeep=%u",

@@ -15,6 +15,11 @@
 
 /* MaxNodes without elastic.conf: a site raises it deliberately. */
 #define POLICY_DEFAULT_MAX_NODES 64
+/* A node's silence the launcher allows (--elastic-heartbeat-timeout,
+ * DefaultHeartbeatTimeout): 0 (no heartbeats), or MIN to MAX seconds. */
+#define POLICY_DEFAULT_HEARTBEAT_TIMEOUT 5
+#define POLICY_HEARTBEAT_MIN		 2
+#define POLICY_HEARTBEAT_MAX		 3600
 
 enum elastic_ondemand {
 	ELASTIC_ONDEMAND_NEVER,
@@ -93,6 +98,10 @@ struct elastic_policy {
 	unsigned default_grace;		/* DefaultGrace */
 	unsigned default_scale_delay;	/* DefaultScaleDelay */
 	unsigned default_fault_timeout; /* DefaultFaultTimeout */
+	/* DefaultHeartbeatTimeout (0: none) and MinHeartbeatTimeout, the
+	 * shortest a job may ask for (0: no floor). */
+	unsigned default_heartbeat_timeout;
+	unsigned min_heartbeat_timeout;
 	enum elastic_ondemand default_ondemand; /* DefaultOnDemand */
 	int default_signal;			/* DefaultSignal */
 	unsigned default_keep;			/* DefaultKeep */

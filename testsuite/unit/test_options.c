@@ -44,6 +44,8 @@ static const struct {
 	  "JOBID, JOBID@STEP, PATH, PATH@STEP (PATH absolute)" },
 	{ ELASTIC_OPT_EVAL, "elastic-eval",
 	  "a command line of up to 1024 characters" },
+	{ ELASTIC_OPT_HEARTBEAT_TIMEOUT, "elastic-heartbeat-timeout",
+	  "seconds, 2 to 3600, or 0 for none" },
 };
 
 /* options_set(id, value) must fail with msg, leaving o untouched. */
@@ -497,6 +499,37 @@ static void set_eval(void **state)
 		  "line)");
 }
 
+/* 0 is off; 1 would take a loaded node for a lost one. */
+static void set_heartbeat(void **state)
+{
+	struct elastic_opts o = { 0 };
+	elastic_error_t err;
+
+	(void)state;
+	assert_int_equal(options_set(&o, ELASTIC_OPT_HEARTBEAT_TIMEOUT, "0",
+				     &err),
+			 0);
+	assert_int_equal(o.heartbeat_timeout, 0);
+	assert_true(options_given(&o, ELASTIC_OPT_HEARTBEAT_TIMEOUT));
+	assert_int_equal(options_set(&o, ELASTIC_OPT_HEARTBEAT_TIMEOUT, "2",
+				     &err),
+			 0);
+	assert_int_equal(o.heartbeat_timeout, 2);
+	assert_int_equal(options_set(&o, ELASTIC_OPT_HEARTBEAT_TIMEOUT, "3600",
+				     &err),
+			 0);
+	assert_int_equal(o.heartbeat_timeout, 3600);
+	set_fails(ELASTIC_OPT_HEARTBEAT_TIMEOUT, "1",
+		  "--elastic-heartbeat-timeout=1: too short (allowed: "
+		  "seconds, 2 to 3600, or 0 for none)");
+	set_fails(ELASTIC_OPT_HEARTBEAT_TIMEOUT, "3601",
+		  "--elastic-heartbeat-timeout=3601: out of range (allowed: "
+		  "seconds, 2 to 3600, or 0 for none)");
+	set_fails(ELASTIC_OPT_HEARTBEAT_TIMEOUT, "5s",
+		  "--elastic-heartbeat-timeout=5s: not a whole number "
+		  "(allowed: seconds, 2 to 3600, or 0 for none)");
+}
+
 static void set_too_long(void **state)
 {
 	char val[ELASTIC_PATH_MAX + 2];
@@ -515,7 +548,7 @@ static void set_too_long(void **state)
 
 static void set_unknown_id(void **state)
 {
-	set_fails(ELASTIC_OPT_COUNT, "1", "unknown elastic option #14");
+	set_fails(ELASTIC_OPT_COUNT, "1", "unknown elastic option #15");
 	set_fails((enum elastic_opt_id) - 1, "1", "unknown elastic option #-1");
 }
 
@@ -539,7 +572,8 @@ static void given_bits(void **state)
 
 	o = opts_of("min=1 max=2 step=1 grace=1 scale-delay=1 fault-timeout=1 "
 		    "ondemand=never signal=URG checkpoint-dir=/c keep=1 "
-		    "size-config=f resume-from=12@3 eval=true");
+		    "size-config=f resume-from=12@3 eval=true "
+		    "heartbeat-timeout=3");
 	assert_int_equal(o.given, (BIT(ELASTIC_OPT_COUNT) - 1) &
 				      ~BIT(ELASTIC_OPT_SIZES));
 	o = opts_of("sizes=1");
@@ -561,6 +595,7 @@ int main(void)
 		cmocka_unit_test(set_size_config),
 		cmocka_unit_test(set_resume_from),
 		cmocka_unit_test(set_eval),
+		cmocka_unit_test(set_heartbeat),
 		cmocka_unit_test(set_too_long),
 		cmocka_unit_test(set_unknown_id),
 		cmocka_unit_test(given_bits),

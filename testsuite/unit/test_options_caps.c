@@ -377,6 +377,33 @@ static void finalize_grace_keep(void **state)
 		       "(MaxKeep in elastic.conf)");
 }
 
+/* The site's default when not given; a floor for what is given, and 0
+ * (no heartbeats) always allowed. */
+static void finalize_heartbeat(void **state)
+{
+	struct elastic_policy p;
+	struct elastic_policy q = policy_of("DefaultHeartbeatTimeout=20\n"
+					    "MinHeartbeatTimeout=10\n");
+	struct elastic_opts o;
+
+	policy_defaults(&p);
+	o = opts_of("min=1");
+	finalize_ok(&o, &p, NULL, NULL);
+	assert_int_equal(o.heartbeat_timeout, 5);
+	finalize_ok(&o, &q, NULL, NULL);
+	assert_int_equal(o.heartbeat_timeout, 20);
+	o = opts_of("heartbeat-timeout=2");
+	finalize_ok(&o, &p, NULL, NULL);
+	assert_int_equal(o.heartbeat_timeout, 2);
+	finalize_fails(&o, &q, NULL, NULL,
+		       "--elastic-heartbeat-timeout=2 is below this site's "
+		       "floor of 10 seconds (MinHeartbeatTimeout in "
+		       "elastic.conf)");
+	o = opts_of("heartbeat-timeout=0");
+	finalize_ok(&o, &q, NULL, NULL);
+	assert_int_equal(o.heartbeat_timeout, 0);
+}
+
 static void finalize_ondemand(void **state)
 {
 	struct elastic_policy off;
@@ -515,6 +542,7 @@ int main(void)
 		cmocka_unit_test(finalize_caps),
 		cmocka_unit_test(finalize_sizes_cap),
 		cmocka_unit_test(finalize_grace_keep),
+		cmocka_unit_test(finalize_heartbeat),
 		cmocka_unit_test(finalize_ondemand),
 		cmocka_unit_test(finalize_ondemand_default),
 		cmocka_unit_test(finalize_relations),

@@ -69,6 +69,7 @@ static void from_env_all_options(void **state)
 		OPT "elastic_size_config=/home/a/sizes.conf",
 		OPT "elastic_resume_from=/ck/a b@40",
 		OPT "elastic_eval=python3 eval.py --n 5",
+		OPT "elastic_heartbeat_timeout=7",
 	};
 	char *step[] = { OPT "elastic-step=3" };
 	struct elastic_opts o = { 0 };
@@ -173,7 +174,7 @@ static void tag_format(void **state)
 {
 	struct elastic_opts o = finalized("min=2 max=8 step=2");
 	const char *want = "elastic:v1 min=2 max=8 step=2 grace=60 delay=30 "
-			   "fault=60 ondemand=never signal=URG keep=3 "
+			   "fault=60 ondemand=never signal=URG keep=3 hb=5 "
 			   "ckpt=%25h/elastic-checkpoints/%25j";
 	char buf[512], small[16];
 
@@ -192,7 +193,7 @@ static void tag_format(void **state)
 	assert_int_equal(options_format_tag(&o, buf, sizeof(buf)) > 0, 1);
 	assert_string_equal(buf, "elastic:v1 min=1 max=4 sizes=1,2,4 grace=0 "
 				 "delay=1 fault=2 ondemand=never signal=USR1 "
-				 "keep=9 ckpt=/ck/%25j");
+				 "keep=9 hb=5 ckpt=/ck/%25j");
 }
 
 static void tag_round_trip(const struct elastic_opts *o)
@@ -373,6 +374,9 @@ static void tag_incomplete(void **state)
 	elastic_error_t err = { "" };
 
 	assert_int_equal(options_parse_tag(tag_without(-1), &o, &err), 0);
+	/* A tag from before heartbeats: the built-in default. */
+	assert_int_equal(o.heartbeat_timeout, POLICY_DEFAULT_HEARTBEAT_TIMEOUT);
+	assert_false(options_given(&o, ELASTIC_OPT_HEARTBEAT_TIMEOUT));
 	for (int i = 0; i < (int)N(tag_words); i++)
 		tag_fails(tag_without(i), "elastic tag: incomplete");
 	tag_fails("elastic:v1 ", "elastic tag: incomplete");
@@ -455,7 +459,7 @@ static void tag_resume_eval(void **state)
 	options_format_tag(&o, buf, sizeof(buf));
 	assert_string_equal(buf, "elastic:v1 min=2 max=8 step=2 grace=60 "
 				 "delay=30 fault=60 ondemand=never signal=URG "
-				 "keep=3 resume=4711@200 "
+				 "keep=3 hb=5 resume=4711@200 "
 				 "eval=python3%2520ev.py_--top=5 "
 				 "ckpt=%25h/elastic-checkpoints/%25j");
 	tag_round_trip(&o);

@@ -46,6 +46,8 @@ static void defaults(void **state)
 	assert_int_equal(p.default_grace, 60);
 	assert_int_equal(p.default_scale_delay, 30);
 	assert_int_equal(p.default_fault_timeout, 60);
+	assert_int_equal(p.default_heartbeat_timeout, 5);
+	assert_int_equal(p.min_heartbeat_timeout, 0);
 	assert_int_equal(p.default_ondemand, ELASTIC_ONDEMAND_NEVER);
 	assert_int_equal(p.default_signal, SIGURG);
 	assert_int_equal(p.default_keep, 3);

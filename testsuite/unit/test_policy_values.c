@@ -40,6 +40,9 @@ static const struct {
 	{ "DefaultFaultTimeout",
 	  offsetof(struct elastic_policy, default_fault_timeout), 0, 86400,
 	  "" },
+	{ "MinHeartbeatTimeout",
+	  offsetof(struct elastic_policy, min_heartbeat_timeout), 0, 86400,
+	  "DefaultHeartbeatTimeout=0\n" },
 	{ "UnitNice", offsetof(struct elastic_policy, unit_nice), 0, 1000000,
 	  "" },
 	{ "MaxKeep", offsetof(struct elastic_policy, max_keep), 1, 1000,
@@ -106,6 +109,29 @@ static void numeric_bad(void **state)
 			must_fail_policy(text, msg);
 		}
 	}
+}
+
+/* DefaultHeartbeatTimeout: 0 or 2 to 3600, and not below the floor. */
+static void heartbeat_keys(void **state)
+{
+	struct elastic_policy p;
+
+	(void)state;
+	must_parse_policy(&p, "DefaultHeartbeatTimeout=0\n");
+	assert_int_equal(p.default_heartbeat_timeout, 0);
+	must_parse_policy(&p, "DefaultHeartbeatTimeout=3600\n"
+			      "MinHeartbeatTimeout=3600\n");
+	assert_int_equal(p.default_heartbeat_timeout, 3600);
+	assert_int_equal(p.min_heartbeat_timeout, 3600);
+	must_fail_policy("DefaultHeartbeatTimeout=1\n",
+			 "e.conf: DefaultHeartbeatTimeout=1: seconds of a "
+			 "node's silence (allowed: 2 to 3600, or 0 for none)");
+	must_fail_policy("DefaultHeartbeatTimeout=3601\n",
+			 "e.conf: DefaultHeartbeatTimeout=3601: seconds of a "
+			 "node's silence (allowed: 2 to 3600, or 0 for none)");
+	must_fail_policy("MinHeartbeatTimeout=10\n",
+			 "e.conf: DefaultHeartbeatTimeout=5 is below "
+			 "MinHeartbeatTimeout=10");
 }
 
 static void bool_key(void **state)
@@ -564,6 +590,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(numeric_good),
 		cmocka_unit_test(numeric_bad),
+		cmocka_unit_test(heartbeat_keys),
 		cmocka_unit_test(bool_key),
 		cmocka_unit_test(list_good),
 		cmocka_unit_test(list_bad),

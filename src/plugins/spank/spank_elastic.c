@@ -78,6 +78,8 @@ static struct spank_option options[ELASTIC_OPT_COUNT] = {
 	    "Elastic job: start from another job's or a path's checkpoint."),
 	OPT(ELASTIC_OPT_EVAL, "CMD",
 	    "Elastic job: run CMD on each new checkpoint in its own job."),
+	OPT(ELASTIC_OPT_HEARTBEAT_TIMEOUT, "SECONDS",
+	    "Elastic job: a node silent this long is lost (0: no heartbeats)."),
 };
 #undef OPT
 
