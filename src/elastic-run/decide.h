@@ -33,6 +33,9 @@ struct launch_obs {
 	/* An event reached the launcher during the launch: its signal, a
 	 * signal raised on the steps, the world changing while ranks ran. */
 	bool event;
+	/* A member's node fell silent (its heartbeats stopped, its host did
+	 * not answer): whatever the ranks did after, the node's doing. */
+	bool node_lost;
 	/* Checked once all ranks were gone: the world is not the one the
 	 * launch started on (a member lost or shrunk, a node down, a member
 	 * being preempted, a new generation from elasticd). */

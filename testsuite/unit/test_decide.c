@@ -204,6 +204,22 @@ static void test_ompi_plm(void **state)
 	assert_null(ompi_plm_of(NULL));
 }
 
+/* A node fell silent: the survivors' failures (a collective with a dead
+ * peer) are not the script's, never counted, even at the last restart. */
+static void test_node_lost(void **state)
+{
+	struct launch_obs o = obs(0, 0, 3);
+
+	(void)state;
+	o.node_lost = true;
+	o.failures = 3;
+	expect(&o, DECIDE_RELAUNCH, "node-lost");
+	o.event = true;
+	expect(&o, DECIDE_RELAUNCH, "node-lost");
+	o.stopping = true;
+	expect(&o, DECIDE_STOP, "stopping");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -215,6 +231,7 @@ int main(void)
 		cmocka_unit_test(test_retry_then_give_up),
 		cmocka_unit_test(test_unexplained_bounded),
 		cmocka_unit_test(test_stop_wins),
+		cmocka_unit_test(test_node_lost),
 		cmocka_unit_test(test_nothing_ran),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_ompi_plm),
