@@ -366,6 +366,7 @@ static int job_setup(struct config *c, struct source *src,
 		c->sig = v.opts.signal;
 		c->grace = v.opts.grace;
 		c->fault_timeout = v.opts.fault_timeout;
+		c->heartbeat_timeout = v.opts.heartbeat_timeout;
 		c->opts = v.opts;
 		/* elastic.conf, once: elasticd's address, the eval partition.
 		 */
@@ -395,6 +396,7 @@ static int job_setup(struct config *c, struct source *src,
 			  c->job_id, DEFAULT_GRACE);
 		c->sig = SIGURG;
 		c->grace = DEFAULT_GRACE;
+		c->heartbeat_timeout = POLICY_DEFAULT_HEARTBEAT_TIMEOUT;
 	}
 	return 0;
 }
@@ -474,7 +476,8 @@ static int act(struct rounds *x, const struct watch *w,
 		return 0;
 	case DECIDE_RELAUNCH:
 		/* Said already when the launcher saw the event. */
-		if (!w->cause || strcmp(d->why, "event") != 0)
+		if (!w->cause || (strcmp(d->why, "event") != 0 &&
+				  strcmp(d->why, "node-lost") != 0))
 			timeline("event", x->restart, x->ms.nnodes,
 				 "cause=%s%s%s status=%s", d->why,
 				 w->world[0] ? " " : "", w->world, detail);
@@ -569,6 +572,7 @@ static int round_once(struct rounds *x)
 		 x->restart ? " path=restart" : "");
 	if (launch(c, &x->ms, x->restart, x->prev_nnodes, &x->l) < 0)
 		return 1;
+	heartbeat_start(c, &x->ms);
 
 	for (;;) {
 		watch_launch(c, x->src, &x->ms, &x->l, x->sen, x->restart, &w);
@@ -576,6 +580,7 @@ static int round_once(struct rounds *x)
 			break;
 		if (!inplace_resize(c, x->src, &x->ms, &x->l, x->restart, &w))
 			break;
+		heartbeat_start(c, &x->ms);
 	}
 	/* Ranks on the world channel heed its word, not the signal. */
 	if (w.cause) {
@@ -583,6 +588,7 @@ static int round_once(struct rounds *x)
 		end_launch(c, x->src, &x->l, &x->ms, x->restart, &w);
 	} else
 		ckpt_pass(c, x->restart, x->ms.nnodes);
+	heartbeat_stop();
 	observe(c, x->src, &x->ms, &x->l, &w, &obs);
 	obs.failures = x->failures;
 	obs.max_restarts = c->max_restarts;
@@ -612,6 +618,8 @@ int main(int argc, char **argv)
 	elog_init(PROG, ELOG_INFO, 0);
 	if (argc == 2 && strcmp(argv[1], "--sentinel") == 0)
 		return sentinel_main();
+	if (argc == 2 && strncmp(argv[1], "--heartbeat=", 12) == 0)
+		return heartbeat_main(argv[1] + 12);
 	if (argc == 2 && strncmp(argv[1], "--unit=", 7) == 0)
 		return unit_main(argv[1] + 7);
 	if ((rc = parse_options(argc, argv, &c, &cl)) >= 0)

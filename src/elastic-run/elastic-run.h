@@ -49,6 +49,7 @@
 
 #define PROG	      "elastic-run"
 #define SENTINEL_NAME "elastic-sentinel"
+#define HEARTBEAT_NAME "elastic-heartbeat"
 #define POLL_MS	      100
 #define ALLOC_POLL_MS 1000
 #define KILL_WAIT_S   10
@@ -86,6 +87,10 @@
 #define STALE_CHECK_S 5
 /* How long signalled stale steps have to end before they count as ghosts. */
 #define GHOST_WAIT_S 3
+/* After a node was lost: how long the survivors may take to exit (those
+ * between two steps checkpoint; those in a collective with the dead peer
+ * cannot, whatever the grace). */
+#define LOST_EXIT_S 5
 
 struct config {
 	uint32_t job_id;
@@ -95,6 +100,7 @@ struct config {
 	int sig;		/* the job's elastic signal */
 	unsigned grace;		/* seconds */
 	unsigned fault_timeout; /* seconds elasticd waits for a replacement */
+	unsigned heartbeat_timeout; /* a node's silence that is a loss; 0 */
 	/* Checkpoints (common/ckpt.h): the job's dir, what the ranks resume
 	 * from, and the pass that submits eval jobs and applies retention. */
 	bool ckpt;
@@ -193,6 +199,17 @@ struct watch {
 	char detail[256];
 	bool stopping;
 	char world[256]; /* how the world changed, if it did */
+	/* cause node-lost: the node that fell silent, its member job. */
+	char lost_node[64];
+	uint32_t lost_job;
+};
+
+/* A node whose heartbeats stopped and whose host does not answer. */
+struct lost_node {
+	char node[64];
+	uint32_t job;
+	double silent_s;
+	bool heard; /* it spoke before it fell silent */
 };
 
 /* Set by the signal handlers (elastic-run.c). */
@@ -254,6 +271,9 @@ size_t launch_up(const struct launch *l);
 size_t raise_launch(const struct config *c, const struct launch *l);
 void drain_steps(const struct launch *l);
 void kill_launch(struct launch *l);
+/* SIGKILL the srun of member job: its ranks' node is lost, and it would
+ * wait for them until Slurm marks the node down. */
+void kill_member(struct launch *l, uint32_t job);
 const char *signame(int sig);
 bool sentinel_event(const struct config *c, struct sentinel *s,
 		    const char **cause, bool *stopping, char *detail,
@@ -275,6 +295,19 @@ void report_up(const struct config *c, struct source *src,
 int launch_members(const struct config *c, const struct members *jm,
 		   const struct members *world, unsigned restart,
 		   struct launch *l);
+/* heartbeat.c: one step per member job, a task per node.  _start()
+ * (again) for the world that runs, _lost() at every poll, _stop() when
+ * the launch is over. */
+int heartbeat_main(const char *ms_arg);
+void heartbeat_start(const struct config *c, const struct members *ms);
+bool heartbeat_lost(unsigned restart, unsigned nnodes, struct lost_node *ret);
+void heartbeat_stop(void);
+/* After a node was lost: its unit cancelled, or the base shrunk without
+ * it (not the batch host's), so that Slurm's view follows before
+ * SlurmdTimeout; elasticd told (launch.c). */
+void release_lost(const struct config *c, struct source *src,
+		  const struct members *ms, const struct watch *w,
+		  unsigned restart);
 /* inplace.c: in-place resizes. */
 struct inplace *inplace_open(void);
 void inplace_env(const struct config *c, uint64_t world);

@@ -128,7 +128,8 @@ static size_t job_steps(uint32_t job_id, uint32_t from, uint32_t below,
 
 		if (id > SLURM_MAX_NORMAL_STEP_ID || id < from || id >= below ||
 		    (running && st->state != JOB_RUNNING) ||
-		    (st->name && strcmp(st->name, SENTINEL_NAME) == 0))
+		    (st->name && (strcmp(st->name, SENTINEL_NAME) == 0 ||
+				  strcmp(st->name, HEARTBEAT_NAME) == 0)))
 			continue;
 		n++;
 		if (kill)
@@ -573,6 +574,12 @@ void kill_launch(struct launch *l)
 			kill(l->mpirun ? -l->pid[i] : l->pid[i], SIGKILL);
 	while (reap(l) > 0)
 		sleep_ms(POLL_MS);
+}
+void kill_member(struct launch *l, uint32_t job)
+{
+	for (size_t i = 0; i < l->n && !l->mpirun; i++)
+		if (l->job[i] == job && !l->done[i])
+			kill(l->pid[i], SIGKILL);
 }
 const char *signame(int sig)
 {

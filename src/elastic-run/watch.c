@@ -27,6 +27,7 @@ void watch_launch(const struct config *c, struct source *src,
 	double next_stale = now_s() + STALE_CHECK_S;
 	bool up = false;
 	int failed;
+	struct lost_node lost;
 
 	memset(w, 0, sizeof(*w));
 	while (reap(l) > 0) {
@@ -46,6 +47,17 @@ void watch_launch(const struct config *c, struct source *src,
 		if (sentinel_event(c, sen, &w->cause, &w->stopping, w->detail,
 				   sizeof(w->detail)))
 			return;
+		if (heartbeat_lost(restart, ms->nnodes, &lost)) {
+			w->cause = "node-lost";
+			snprintf(w->detail, sizeof(w->detail),
+				 "node=%s job=%u silent=%.1f heard=%s",
+				 lost.node, lost.job, lost.silent_s,
+				 lost.heard ? "yes" : "no");
+			snprintf(w->lost_node, sizeof(w->lost_node), "%s",
+				 lost.node);
+			w->lost_job = lost.job;
+			return;
+		}
 		/* A member that ended well while others run: its node
 		 * may be gone (srun then ends with 0). */
 		if (l->running > 0 && l->running < l->n && src->ed_mode &&
@@ -140,13 +152,21 @@ static void grace_check(const struct config *c, unsigned restart,
 void end_launch(const struct config *c, struct source *src, struct launch *l,
 		const struct members *ms, unsigned restart, struct watch *w)
 {
-	double t_event = now_s(), deadline = t_event + c->grace, waited;
+	/* Ranks in a collective with a dead peer cannot act on the event:
+	 * the grace would only be waited out. */
+	bool lost = w->lost_job != 0;
+	unsigned grace = lost && c->grace > LOST_EXIT_S ? LOST_EXIT_S : c->grace;
+	double t_event = now_s(), deadline = t_event + grace, waited;
 	bool told = false, running = l->running > 0;
 	size_t left;
 	char st[256];
 
 	timeline("event", restart, ms->nnodes, "cause=%s %s", w->cause,
 		 w->detail);
+	if (lost) {
+		release_lost(c, src, ms, w, restart);
+		kill_member(l, w->lost_job);
+	}
 	if (running)
 		told = raise_launch(c, l) > 0;
 	timeline("told", restart, ms->nnodes, "signal=%s ok=%s",
@@ -167,13 +187,13 @@ void end_launch(const struct config *c, struct source *src, struct launch *l,
 		kill_launch(l);
 		timeline("exited", restart, ms->nnodes,
 			 "killed_members=%zu grace=%u waited=%.3f", left,
-			 c->grace, waited);
+			 grace, waited);
 	} else {
 		describe_status(l, st, sizeof(st));
 		timeline("exited", restart, ms->nnodes,
 			 "killed_members=0 waited=%.3f status=%s", waited, st);
 	}
-	if (running && !w->stopping) {
+	if (running && !w->stopping && !lost) {
 		grace_check(c, restart, ms->nnodes, waited, left > 0);
 		src->exit_ms = (long)(waited * 1000);
 	}
@@ -187,6 +207,7 @@ void observe(const struct config *c, struct source *src, struct members *ms,
 
 	memset(o, 0, sizeof(*o));
 	o->stopping = w->stopping;
+	o->node_lost = w->lost_job != 0;
 	o->event = w->cause && strcmp(w->cause, "member-exit") != 0 &&
 		   strcmp(w->cause, "ranks-event") != 0;
 	for (i = 0; i < l->n; i++) {

@@ -1,0 +1,354 @@
+/*
+ * Heartbeats: one step per member job, a task per node that prints its
+ * node's name every interval, read by the launcher; a node silent past
+ * --elastic-heartbeat-timeout whose host does not answer either is lost
+ * (detect.h decides; elastic-run.h).  Slurm learns of a dead node only
+ * after SlurmdTimeout (300 s by default); its heartbeat stops at once.
+ */
+#include "config.h"
+
+#include <netdb.h>
+#include <sys/socket.h>
+
+#include "elastic-run.h"
+#include "detect.h"
+
+/* How long a stopped heartbeat step has to end before its srun is
+ * killed, and how long the host of a silent node has to answer. */
+#define HB_STOP_WAIT_S 2
+#define HB_PROBE_MS    1000
+
+struct hb_step {
+	pid_t pid;
+	int out, in; /* its output, its input (closing it ends the tasks) */
+	uint32_t job;
+	size_t len;
+	char buf[512];
+};
+
+/* The heartbeats of the launch that runs: owned here alone. */
+static struct heartbeats {
+	bool on;
+	size_t n;
+	struct hb_step step[MAX_MEMBERS];
+	struct detect table;
+	unsigned timeout;
+	uint32_t lost_job; /* its srun waits for a dead node: not waited for */
+} hb;
+
+static volatile sig_atomic_t hb_term;
+
+static void on_hb_term(int sig)
+{
+	(void)sig;
+	hb_term = 1;
+}
+
+/* elastic-run --heartbeat=MS: a heartbeat step's task.  The elastic
+ * signals that the launcher raises on every step are not for it. */
+int heartbeat_main(const char *ms_arg)
+{
+	static const int ignored[] = { SIGURG, SIGWINCH, SIGUSR1, SIGUSR2 };
+	const char *node = getenv("SLURMD_NODENAME");
+	unsigned long ms;
+	char line[DETECT_NAME_MAX + 8], host[DETECT_NAME_MAX];
+	int n;
+
+	if (parse_uint(ms_arg, 100, 60000, &ms) != PARSE_OK)
+		return 2;
+	if (!node || !*node) {
+		if (gethostname(host, sizeof(host)) != 0)
+			return 1;
+		host[sizeof(host) - 1] = '\0';
+		node = host;
+	}
+	for (size_t i = 0; i < sizeof(ignored) / sizeof(ignored[0]); i++)
+		signal(ignored[i], SIG_IGN);
+	install(SIGTERM, on_hb_term);
+	install(SIGINT, on_hb_term);
+	install(SIGHUP, on_hb_term);
+	signal(SIGPIPE, SIG_IGN);
+	for (;;) {
+		struct pollfd in = { 0, POLLIN, 0 };
+		char b[64];
+
+		n = snprintf(line, sizeof(line), "%s%s\n", node,
+			     hb_term ? " TERM" : "");
+		if (n <= 0 || (size_t)n >= sizeof(line) ||
+		    write(1, line, (size_t)n) != n)
+			return 1;
+		/* The end of its input (the launcher closed it) ends it. */
+		if (poll(&in, 1, (int)ms) > 0 && read(0, b, sizeof(b)) <= 0)
+			return 0;
+	}
+}
+
+/* One member's heartbeat step: srun over its nodes, a task each. */
+static int hb_spawn(const char *self, unsigned interval_ms, uint32_t job,
+		    unsigned nnodes, struct hb_step *s)
+{
+	char jobarg[64], narg[32], arg[64];
+	int p[2], q[2];
+
+	if (pipe(p) != 0)
+		return -1;
+	if (pipe(q) != 0) {
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	snprintf(jobarg, sizeof(jobarg), "--jobid=%u", job);
+	snprintf(narg, sizeof(narg), "-N%u", nnodes);
+	snprintf(arg, sizeof(arg), "--heartbeat=%u", interval_ms);
+	fflush(NULL);
+	s->pid = fork();
+	if (s->pid == 0) {
+		size_t k;
+
+		dup2(p[1], 1);
+		dup2(q[0], 0);
+		close(p[0]);
+		close(p[1]);
+		close(q[0]);
+		close(q[1]);
+		for (k = 0; stale_vars[k]; k++)
+			unsetenv(stale_vars[k]);
+		execlp("srun", "srun", jobarg, narg, "--ntasks-per-node=1",
+		       "--overlap", "--input=all", "-Q",
+		       "--kill-on-bad-exit=0", "--job-name=" HEARTBEAT_NAME,
+		       self, arg, (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	close(q[0]);
+	if (s->pid < 0) {
+		close(p[0]);
+		close(q[1]);
+		return -1;
+	}
+	s->out = p[0];
+	s->in = q[1];
+	s->job = job;
+	s->len = 0;
+	fcntl(s->in, F_SETFD, FD_CLOEXEC);
+	fcntl(s->out, F_SETFD, FD_CLOEXEC);
+	fcntl(s->out, F_SETFL, fcntl(s->out, F_GETFL) | O_NONBLOCK);
+	return 0;
+}
+
+/* Expect every node of member i. */
+static int hb_expect(const struct members *ms, size_t i)
+{
+	compat_hostlist_t h = slurm_hostlist_create(member_nodes(ms, i));
+	char *name;
+	int rc = h ? 0 : -1;
+
+	while (h && (name = slurm_hostlist_shift(h))) {
+		if (detect_add(&hb.table, name, ms->m[i].job_id) < 0)
+			rc = -1;
+		free(name);
+	}
+	if (h)
+		slurm_hostlist_destroy(h);
+	return rc;
+}
+
+void heartbeat_start(const struct config *c, const struct members *ms)
+{
+	char self[4096];
+	ssize_t len;
+	unsigned iv;
+
+	heartbeat_stop();
+	if (!c->heartbeat_timeout)
+		return;
+	len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (len <= 0)
+		return;
+	self[len] = '\0';
+	hb.timeout = c->heartbeat_timeout;
+	iv = detect_interval_ms(hb.timeout);
+	detect_init(&hb.table, now_s(), hb.timeout);
+	for (size_t i = 0; i < ms->n; i++) {
+		if (hb_expect(ms, i) < 0 ||
+		    hb_spawn(self, iv, ms->m[i].job_id, ms->m[i].nnodes,
+			     &hb.step[hb.n]) < 0) {
+			elog_warn("no heartbeats for job %u: a lost node "
+				  "is found when Slurm finds it",
+				  ms->m[i].job_id);
+			heartbeat_stop();
+			return;
+		}
+		hb.n++;
+	}
+	hb.on = true;
+}
+
+/* The heartbeat steps of job that are still in Slurm (their srun did not
+ * end them in time): SIGKILL. */
+static void hb_kill_steps(uint32_t job)
+{
+	job_step_info_response_msg_t *r = NULL;
+
+	if (slurm_get_job_steps(0, job, NO_VAL, &r, SHOW_ALL | SHOW_LOCAL) !=
+	    SLURM_SUCCESS)
+		return;
+	for (uint32_t i = 0; i < r->job_step_count; i++) {
+		const job_step_info_t *st = &r->job_steps[i];
+
+		if (st->name && !strcmp(st->name, HEARTBEAT_NAME))
+			compat_kill_job_step(job, st->step_id.step_id,
+					     SIGKILL);
+	}
+	slurm_free_job_step_info_response_msg(r);
+}
+
+void heartbeat_stop(void)
+{
+	double deadline = now_s() + HB_STOP_WAIT_S;
+	size_t i, left;
+
+	for (i = 0; i < hb.n; i++) {
+		if (hb.step[i].in >= 0) {
+			close(hb.step[i].in);
+			hb.step[i].in = -1;
+		}
+		if (hb.lost_job && hb.step[i].job == hb.lost_job &&
+		    hb.step[i].pid > 0)
+			kill(hb.step[i].pid, SIGKILL);
+	}
+	do {
+		for (i = 0, left = 0; i < hb.n; i++) {
+			if (hb.step[i].pid > 0 &&
+			    waitpid(hb.step[i].pid, NULL, WNOHANG) != 0)
+				hb.step[i].pid = -1;
+			left += hb.step[i].pid > 0;
+		}
+		if (left)
+			sleep_ms(20);
+	} while (left && now_s() < deadline);
+	for (i = 0; i < hb.n; i++) {
+		struct hb_step *s = &hb.step[i];
+
+		if (s->pid > 0) {
+			kill(s->pid, SIGKILL);
+			waitpid(s->pid, NULL, 0);
+			hb_kill_steps(s->job);
+		}
+		if (s->out >= 0)
+			close(s->out);
+	}
+	detect_free(&hb.table);
+	memset(&hb, 0, sizeof(hb));
+}
+
+/* Feed the table what the steps printed. */
+static void hb_read(double now)
+{
+	for (size_t i = 0; i < hb.n; i++) {
+		struct hb_step *s = &hb.step[i];
+		char *nl;
+		ssize_t n;
+
+		while (s->out >= 0) {
+			n = read(s->out, s->buf + s->len,
+				 sizeof(s->buf) - 1 - s->len);
+			if (n == 0 || (n < 0 && errno != EAGAIN &&
+				       errno != EINTR)) {
+				close(s->out);
+				s->out = -1;
+			}
+			if (n <= 0)
+				break;
+			s->len += (size_t)n;
+			s->buf[s->len] = '\0';
+			while ((nl = strchr(s->buf, '\n'))) {
+				*nl = '\0';
+				detect_heard(&hb.table, s->buf, now);
+				s->len -= (size_t)(nl + 1 - s->buf);
+				memmove(s->buf, nl + 1, s->len + 1);
+			}
+			if (s->len == sizeof(s->buf) - 1)
+				s->len = 0; /* no line: drop it */
+		}
+	}
+}
+
+/*
+ * Does node's slurmd accept a connection within HB_PROBE_MS?  A host
+ * that is up answers even when its heartbeat is late (a loaded
+ * machine); a dead or cut-off one does not.  Unknown (true) when Slurm
+ * cannot tell where the node is.
+ */
+static bool hb_host_answers(const char *node)
+{
+	node_info_msg_t *msg = NULL;
+	struct addrinfo hints = { 0 }, *ai = NULL;
+	char port[16], addr[256];
+	bool up = true;
+	int fd, rc;
+
+	if (slurm_load_node_single(&msg, (char *)node, SHOW_ALL) !=
+		SLURM_SUCCESS ||
+	    msg->record_count < 1) {
+		if (msg)
+			slurm_free_node_info_msg(msg);
+		return true;
+	}
+	snprintf(addr, sizeof(addr), "%s",
+		 msg->node_array[0].node_addr ? msg->node_array[0].node_addr
+					      : node);
+	snprintf(port, sizeof(port), "%u",
+		 msg->node_array[0].port ? msg->node_array[0].port : 6818);
+	slurm_free_node_info_msg(msg);
+	hints.ai_socktype = SOCK_STREAM;
+	if (getaddrinfo(addr, port, &hints, &ai) != 0 || !ai)
+		return true;
+	fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+		    0);
+	if (fd >= 0) {
+		rc = connect(fd, ai->ai_addr, ai->ai_addrlen);
+		if (rc < 0 && errno == EINPROGRESS) {
+			struct pollfd p = { fd, POLLOUT, 0 };
+			socklen_t sl = sizeof(rc);
+
+			rc = poll(&p, 1, HB_PROBE_MS) == 1 &&
+					 getsockopt(fd, SOL_SOCKET, SO_ERROR,
+						    &rc, &sl) == 0 &&
+					 rc == 0
+				 ? 0
+				 : -1;
+		}
+		up = rc == 0;
+		close(fd);
+	}
+	freeaddrinfo(ai);
+	return up;
+}
+
+bool heartbeat_lost(unsigned restart, unsigned nnodes, struct lost_node *ret)
+{
+	double now = now_s(), silent;
+	int i;
+
+	if (!hb.on)
+		return false;
+	hb_read(now);
+	while ((i = detect_silent(&hb.table, now, &silent)) >= 0) {
+		const struct detect_node *x = &hb.table.node[i];
+
+		if (!hb_host_answers(x->name)) {
+			snprintf(ret->node, sizeof(ret->node), "%s", x->name);
+			ret->job = x->job;
+			ret->silent_s = silent;
+			ret->heard = x->heard;
+			hb.lost_job = x->job;
+			return true;
+		}
+		timeline("heartbeat-late", restart, nnodes,
+			 "node=%s job=%u silent=%.1f host=answers", x->name,
+			 x->job, silent);
+		detect_defer(&hb.table, (size_t)i, now);
+	}
+	return false;
+}

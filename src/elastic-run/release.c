@@ -1,0 +1,78 @@
+/* A lost node let go in Slurm before SlurmdTimeout (elastic-run.h). */
+#include "config.h"
+
+#include "elastic-run.h"
+
+/* The base's nodes but `node`, as a Slurm node list: malloc'd, NULL when
+ * nothing is left or out of memory. */
+static char *nodes_but(const char *list, const char *node)
+{
+	compat_hostlist_t all = slurm_hostlist_create(list);
+	compat_hostlist_t rest = slurm_hostlist_create(NULL);
+	char *name, *out = NULL;
+	size_t kept = 0;
+
+	while (all && rest && (name = slurm_hostlist_shift(all))) {
+		if (strcmp(name, node) != 0 &&
+		    slurm_hostlist_push_host(rest, name) > 0)
+			kept++;
+		free(name);
+	}
+	if (kept)
+		out = slurm_hostlist_ranged_string_malloc(rest);
+	if (all)
+		slurm_hostlist_destroy(all);
+	if (rest)
+		slurm_hostlist_destroy(rest);
+	return out;
+}
+
+/* The base without node, as --no-kill does when Slurm marks it down. */
+static const char *shrink_base(uint32_t job, const char *list,
+			       const char *node)
+{
+	job_desc_msg_t d;
+	char *rest = nodes_but(list, node);
+	int rc;
+
+	if (!rest)
+		return "kept";
+	slurm_init_job_desc_msg(&d);
+	d.job_id = job;
+	d.req_nodes = rest;
+	rc = slurm_update_job(&d);
+	if (rc != SLURM_SUCCESS)
+		elog_warn("job %u without %s (NodeList=%s): %s", job, node,
+			  rest, slurm_strerror(errno));
+	free(rest);
+	return rc == SLURM_SUCCESS ? "shrunk" : "kept";
+}
+
+void release_lost(const struct config *c, struct source *src,
+		  const struct members *ms, const struct watch *w,
+		  unsigned restart)
+{
+	const char *how = "kept";
+	size_t i;
+
+	for (i = 0; i < ms->n && ms->m[i].job_id != w->lost_job; i++)
+		;
+	if (i == ms->n)
+		return;
+	if (w->lost_job != c->job_id) {
+		/* A unit of ours: what Slurm would end at SlurmdTimeout. */
+		if (slurm_kill_job(w->lost_job, SIGKILL, 0) == SLURM_SUCCESS)
+			how = "cancelled";
+		else
+			elog_warn("cancel job %u: %s", w->lost_job,
+				  slurm_strerror(errno));
+	} else if (strcmp(w->lost_node, ms->master_host) != 0) {
+		how = shrink_base(c->job_id, member_nodes(ms, i), w->lost_node);
+	}
+	/* The next world waits for elasticd's, which waits the fault
+	 * timeout for a replacement. */
+	src->degraded = true;
+	tell_elasticd(src, w->lost_job, "fault", ED_TIMEOUT_MS);
+	timeline("released", restart, ms->nnodes, "node=%s job=%u slurm=%s",
+		 w->lost_node, w->lost_job, how);
+}

@@ -1,0 +1,133 @@
+#!/bin/bash
+# Lost nodes found by elastic-run's heartbeats, at Slurm's own
+# SlurmdTimeout (300 s), long before Slurm finds them: a group of min=2
+# max=3 (a 2-node base and a unit) under elastic-run loses
+#   1. its unit's node (minicluster crash: every process killed, its link
+#      down): the launcher names it within seconds, cancels the unit,
+#      relaunches at 2 without a failure counted, while Slurm still has the
+#      node up; it boots and a unit brings the world back to 3;
+#   2. the base's second node (not the batch host): the base is shrunk
+#      without it (as --no-kill does at SlurmdTimeout) and the world goes
+#      on over the base's batch host and the unit;
+#   3. a unit's node cut off (its link down, its processes alive): the
+#      same, and the ranks it still runs are in no world.
+# No other node is ever taken for lost (no false alarm).
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/elasticd.sh"
+ed_setup
+
+plan 30
+
+[ "${MC_HOSTS:-0}" = 1 ] || bail "needs the cluster of hosts (MC_HOSTS=1)"
+HB=3 FAULT=2
+
+# Slurm's default SlurmdTimeout for this test, restored at its end.
+CONF=$MC_DIR/etc/slurm.conf
+slurmd_timeout() {
+	sed -i "s/^SlurmdTimeout=.*/SlurmdTimeout=$1/" "$CONF"
+	scontrol reconfigure
+	wait_until 30 bash -c "scontrol show config | grep -q '^SlurmdTimeout *= $1 sec'"
+}
+old_timeout=$(sed -n 's/^SlurmdTimeout=//p' "$CONF")
+restore_timeout() { slurmd_timeout "$old_timeout" >/dev/null 2>&1 || true; }
+at_exit restore_timeout
+ok "SlurmdTimeout=300, Slurm's default" slurmd_timeout 300
+
+W=$ED_TMP/w
+mkdir -p "$W" && chmod 777 "$W"
+# A rank: records its world; on the event "checkpoints" and exits 0.
+cat >"$ED_TMP/worker.sh" <<'EOS'
+#!/bin/bash
+echo "$RANK $WORLD_SIZE $SLURMD_NODENAME" >"$W/r.$ELASTIC_RESTART_COUNT.$RANK"
+trap 'exit 0' URG
+while :; do sleep 0.1; done
+EOS
+chmod 755 "$ED_TMP/worker.sh"
+out=$W/out
+
+ok "elasticd starts" ed_start
+base=$(ED_WRAP="exec $RUN -- $ED_TMP/worker.sh" \
+	submit_group "$TEST_USER" --elastic-min=2 --elastic-max=3 --elastic-step=1 \
+	--elastic-scale-delay=1 --elastic-fault-timeout=$FAULT --elastic-grace=10 \
+	--elastic-heartbeat-timeout=$HB -o "$out" --export=ALL,W="$W")
+like "a min=2 max=3 group with a ${HB} s heartbeat timeout is accepted" "$base" '^[0-9]+$'
+like "... its tag carries the timeout" "$(admin_comment "$base")" " hb=$HB "
+ranks_up() { grep -cE "event=ranks-up restart=[0-9]+ nnodes=$1 " "$out" 2>/dev/null; }
+ok "it runs at 3 nodes: the base and a unit" wait_until 90 bash -c "grep -qE 'event=ranks-up restart=[0-9]+ nnodes=3 ' '$out'"
+batch_host=$(job_field "$base" BatchHost)
+# The fourth node busy: no replacement, the world shrinks.
+fill=$(filler preempt 1)
+ok "a job holds the last free node" wait_until 30 job_running "$fill"
+
+# lost_within NODE SECONDS: the launcher named NODE lost; prints the
+# seconds from $tc to its line.
+lost_line() { grep -E "event=event .*cause=node-lost node=$1 " "$out" | tail -n1; }
+line_time() { date -d "$(sed -E 's/^elastic-run: ([^ ]+)Z .*/\1/' <<<"$1")Z" +%s.%N; }
+newest_unit() { running_units "$base" | tr ' ' '\n' | sed '/^$/d' | tail -n1; }
+up_after() { # up_after N T: a launch of N nodes up after line T of $out
+	tail -n +"$(($2 + 1))" "$out" | grep -qE "event=ranks-up restart=[0-9]+ nnodes=$1 "
+}
+# released NODE: what the launcher did in Slurm of NODE, after line $mark.
+released() {
+	wait_until 10 bash -c "tail -n +$((mark + 1)) '$out' | grep -qE 'event=released .*node=$1 '"
+	tail -n +"$((mark + 1))" "$out" | grep -E "event=released .*node=$1 " | tail -n1
+}
+
+# --- 1. a unit's node crashes -------------------------------------------------
+unit=$(newest_unit)
+node=$(job_hosts "$unit")
+mark=$(wc -l <"$out")
+tc=$(now)
+node_fail "$node"
+ok "1: elastic-run names $node lost" wait_until 30 bash -c "grep -qE 'cause=node-lost node=$node ' '$out'"
+took=$(awk -v a="$tc" -v b="$(line_time "$(lost_line "$node")")" 'BEGIN { printf "%.1f", b - a }')
+figure "heartbeat: crash of a unit's node to the launcher's word: $took s (timeout $HB s, SlurmdTimeout 300 s)"
+ok "1: ... within the heartbeat timeout and its host's probe ($took s)" below "$took" $((HB + 3))
+like "1: ... and cancels its unit $unit" "$(released "$node")" "job=$unit slurm=cancelled"
+ok "1: it runs at 2 nodes" wait_until 60 up_after 2 "$mark"
+took=$(secs_since "$tc")
+figure "heartbeat: crash of a unit's node to ranks up at 2 nodes: $took s (fault timeout $FAULT s)"
+ok "1: ... before Slurm marks $node down" bash -c "! sinfo -h -N -n $node -o %t | grep -q '^down'"
+is "1: no failure counted against --max-restarts" "$(grep -c 'event=failure' "$out")" 0
+mark=$(wc -l <"$out")
+ok "1: $node boots" node_resume "$node"
+ok "1: a unit brings the world back to 3" wait_until 90 up_after 3 "$mark"
+
+# --- 2. the base's second node crashes --------------------------------------------
+bnode=$(job_hosts "$base" | grep -vxF "$batch_host" | head -n1)
+mark=$(wc -l <"$out")
+tc=$(now)
+node_fail "$bnode"
+ok "2: elastic-run names $bnode lost" wait_until 30 bash -c "grep -qE 'cause=node-lost node=$bnode ' '$out'"
+like "2: ... and shrinks the base without it" "$(released "$bnode")" "job=$base slurm=shrunk"
+is "2: the base runs on its batch host" "$(job_field "$base" JobState) $(job_field "$base" NodeList)" "RUNNING $batch_host"
+ok "2: it runs at 2 nodes: the base's batch host and the unit" wait_until 60 up_after 2 "$mark"
+figure "heartbeat: crash of the base's second node to ranks up at 2 nodes: $(secs_since "$tc") s"
+is "2: still no failure counted" "$(grep -c 'event=failure' "$out")" 0
+mark=$(wc -l <"$out")
+ok "2: $bnode boots" node_resume "$bnode"
+ok "2: a unit brings the world back to 3" wait_until 90 up_after 3 "$mark"
+
+# --- 3. a unit's node is cut off, its processes alive ----------------------------
+unit=$(newest_unit)
+node=$(job_hosts "$unit")
+mark=$(wc -l <"$out")
+heal() { "$MINICLUSTER" heal "$node" >/dev/null; }
+"$MINICLUSTER" cut "$node" >/dev/null
+at_exit heal
+tc=$(now)
+ok "3: elastic-run names the cut-off $node lost" wait_until 30 bash -c "grep -qE 'cause=node-lost node=$node ' '$out'"
+like "3: ... and cancels its unit $unit" "$(released "$node")" "job=$unit slurm=cancelled"
+ok "3: it runs at 2 nodes" wait_until 60 up_after 2 "$mark"
+figure "heartbeat: a unit's node cut off to ranks up at 2 nodes: $(secs_since "$tc") s"
+heal
+ok "3: with its link back, its unit ends in Slurm" wait_until 60 job_gone_or_done "$unit"
+unlike_world() { ! grep -E 'event=(launch|relaunch) ' "$out" | tail -n1 | grep -qE ":$node([, ]|\$)"; }
+ok "3: the cut-off node is in no world since (no split brain)" unlike_world
+
+# --- no false alarm -----------------------------------------------------------------
+is "three nodes named lost, no other" "$(grep -c 'cause=node-lost' "$out")" 3
+is "no late heartbeat from a healthy node" "$(grep -c 'event=heartbeat-late' "$out")" 0
+is "the group still runs" "$(job_field "$base" JobState)" RUNNING
+ok "no heartbeat step outlives its launch" bash -c "[ \$(squeue -h -s -j $base -o %j | grep -c elastic-heartbeat) -le 1 ]"
+done_testing
