@@ -85,6 +85,19 @@ void elastic_exit_event(void) __attribute__((noreturn));
  * says otherwise), or -1 with errno EINVAL for a bad ELASTIC_SIGNAL. */
 int elastic_signal(void);
 
+/*
+ * Progress, for the launcher's hang detection (elastic-run(1), HANGS):
+ * call elastic_progress() once per training step; a rank that reports no
+ * step for --elastic-hang-timeout is taken as hung, its node left out of
+ * the next world.  Around a checkpoint save longer than a step, call
+ * elastic_progress_saving(1) before and (0) after: a save is never a
+ * hang.  Without ELASTIC_PROGRESS_DIR (not under elastic-run) both do
+ * nothing and return 0.  0, or -1 with errno set (the directory is not
+ * the rank's own: EPERM); a rank that cannot report trains on.
+ */
+int elastic_progress(unsigned long long step);
+int elastic_progress_saving(int saving);
+
 #define ELASTIC_WORLD_ADDR_MAX 256  /* MASTER_ADDR, with its NUL */
 #define ELASTIC_WORLD_PATH_MAX 4096 /* paths, with their NUL */
 

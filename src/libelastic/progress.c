@@ -1,0 +1,111 @@
+/*
+ * Progress records for the launcher's hang detection (elastic.h): one
+ * pwrite of a fixed-size record per step to a file of the rank's own in
+ * a directory of the user's own on the node (common/progress_rec.h).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "elastic.h"
+#include "common/progress_rec.h"
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static int fd = -2; /* -2: not opened yet; -1: nothing to report to */
+static int open_errno;
+static struct progress_rec rec;
+
+/* The directory, made if need be, must be a directory of ours that no
+ * one else may write: another user cannot feed the launcher. */
+static int own_dir(const char *dir)
+{
+	struct stat st;
+
+	if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+		return -1;
+	if (lstat(dir, &st) != 0)
+		return -1;
+	if (!S_ISDIR(st.st_mode) || st.st_uid != getuid() ||
+	    (st.st_mode & 077)) {
+		errno = EPERM;
+		return -1;
+	}
+	return 0;
+}
+
+static void progress_open(void)
+{
+	const char *dir = getenv("ELASTIC_PROGRESS_DIR");
+	const char *rank = getenv("RANK");
+	const char *restart = getenv("ELASTIC_RESTART_COUNT");
+	char path[4096];
+
+	fd = -1;
+	if (!dir || dir[0] != '/' || !rank || !*rank)
+		return;
+	if (own_dir(dir) < 0 ||
+	    snprintf(path, sizeof(path), "%s/rank.%s", dir, rank) >=
+		(int)sizeof(path)) {
+		open_errno = errno ? errno : ENAMETOOLONG;
+		return;
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		open_errno = errno;
+		return;
+	}
+	rec.restart = restart ? (unsigned)strtoul(restart, NULL, 10) : 0;
+	rec.pid = getpid();
+	rec.sig = 0;
+}
+
+static int progress_write(void)
+{
+	struct timespec t;
+	char buf[PROGRESS_REC_LEN];
+
+	if (fd == -2)
+		progress_open();
+	if (fd < 0) {
+		errno = open_errno;
+		return open_errno ? -1 : 0;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	rec.mono_ms = (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
+	if (progress_rec_format(&rec, buf) < 0) {
+		errno = EOVERFLOW;
+		return -1;
+	}
+	return pwrite(fd, buf, sizeof(buf), 0) == (ssize_t)sizeof(buf) ? 0
+									: -1;
+}
+
+int elastic_progress(unsigned long long step)
+{
+	int rc;
+
+	pthread_mutex_lock(&lock);
+	rec.step = step;
+	rec.state = PROGRESS_STEPPING;
+	rc = progress_write();
+	pthread_mutex_unlock(&lock);
+	return rc;
+}
+
+int elastic_progress_saving(int saving)
+{
+	int rc;
+
+	pthread_mutex_lock(&lock);
+	rec.state = saving ? PROGRESS_SAVING : PROGRESS_STEPPING;
+	rc = progress_write();
+	pthread_mutex_unlock(&lock);
+	return rc;
+}
