@@ -15,7 +15,7 @@
  * heartbeat task compares it); STATE 'r' (a step ended) or 's' (saving a
  * checkpoint it announced: not a hang); PID the rank's process; SIG the
  * signal on which it prints its stacks (0: none).  The Python module
- * writes the same text (contribs/python/slurm_elastic/progress.py).
+ * writes the same text (contribs/python/slurm_elastic/_progress.py).
  */
 
 #include <stdint.h>

@@ -77,6 +77,8 @@ import threading
 import warnings
 from typing import List, NoReturn, Optional
 
+from ._progress import progress, saving
+
 __all__ = [
     "EXIT_EVENT",
     "Checkpoint",
@@ -97,7 +99,9 @@ __all__ = [
     "newest_checkpoint",
     "parse_checkpoint_name",
     "prev_checkpoint",
+    "progress",
     "save_checkpoint",
+    "saving",
     "signal_from_name",
     "size_config_vars",
 ]
@@ -514,7 +518,14 @@ def save_checkpoint(obj, step: int, directory=None, environ=None) -> str:
     name, flushed to disk, then renamed: a reader (the launcher, an
     evaluation job, the next launch) sees all of it or nothing.  Call it on
     one rank (rank 0), then a barrier, so no rank exits before it is done.
+    The save is announced to elastic-run (:func:`saving`): however long it
+    takes, no rank of the world is taken as hung meanwhile.
     """
+    with saving():
+        return _save_checkpoint(obj, step, directory, environ)
+
+
+def _save_checkpoint(obj, step, directory, environ):
     path = checkpoint_path(step, directory, environ)
     directory = os.path.dirname(path)
     os.makedirs(directory, mode=0o700, exist_ok=True)

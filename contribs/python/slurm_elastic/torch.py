@@ -24,7 +24,7 @@ import torch
 import torch.distributed as dist
 
 from . import (EXIT_EVENT, elastic_event_detected, elastic_signal,
-               size_config_vars, torch_store_fallback)
+               progress, size_config_vars, torch_store_fallback)
 
 __all__ = ["InPlace", "destroy_process_group", "event_agreed",
            "init_process_group"]
@@ -111,6 +111,7 @@ def event_agreed(group=None) -> bool:
     device = "cpu"
     if dist.get_backend(group) == "nccl":
         device = torch.device("cuda", torch.cuda.current_device())
+    progress()
     flag = _hold(torch.tensor([1 if elastic_event_detected() else 0],
                               dtype=torch.int32, device=device))
     dist.all_reduce(flag, op=dist.ReduceOp.MAX, group=group)
@@ -282,6 +283,7 @@ class InPlace:
             if event_agreed():
                 self._exit_restart(collectives=True)
             return False
+        progress()
         # The channel's word, not the signal, says what happens.
         elastic_event_clear()
         w = self.client.latest(self.world_no)
