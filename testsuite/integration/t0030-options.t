@@ -4,7 +4,7 @@
 . "$(dirname "$0")/lib.sh"
 require_cluster
 
-plan 61
+plan 63
 
 make_tmp tmp
 at_exit restore_policy
@@ -31,6 +31,7 @@ tag_has "--elastic-sizes, which also bound min and max" --elastic-sizes=1,2,4 --
 tag_has "--elastic-grace" --elastic-min=1 --elastic-grace=45 -- grace=45
 tag_has "--elastic-scale-delay" --elastic-min=1 --elastic-scale-delay=5 -- delay=5
 tag_has "--elastic-fault-timeout" --elastic-min=1 --elastic-fault-timeout=7 -- fault=7
+tag_has "--elastic-heartbeat-timeout" --elastic-min=1 --elastic-heartbeat-timeout=9 -- hb=9
 tag_has "--elastic-ondemand" --elastic-min=1 --elastic-ondemand=below-min -- ondemand=below-min
 tag_has "--elastic-signal" --elastic-min=1 --elastic-signal=SIGUSR2 -- signal=USR2
 tag_has "--elastic-checkpoint-dir (%-encoded in the tag)" --elastic-min=1 "--elastic-checkpoint-dir=/tmp/my ck/%j" -- "ckpt=/tmp/my%20ck/%25j"
@@ -41,11 +42,12 @@ tag_has "--elastic-resume-from (%-encoded in the tag)" --elastic-min=1 "--elasti
 tag_has "--elastic-resume-from=JOBID@STEP" --elastic-min=1 --elastic-resume-from=123@50 -- resume=123@50
 tag_has "--elastic-eval (%-encoded in the tag)" --elastic-min=1 "--elastic-eval=python3 eval.py --top=5" -- "eval=python3%20eval.py%20--top=5"
 jid=$(sbatch --parsable -H --elastic-min=1 --wrap true)
-like "no resume= nor eval= in the tag of a job without them" "$(admin_comment "$jid")" "^elastic:v1 [^%]*keep=3 ckpt="
+like "no resume= nor eval= in the tag of a job without them" "$(admin_comment "$jid")" "^elastic:v1 [^%]*keep=3 hb=5 ckpt="
 scancel "$jid"
 tag_has "defaults from elastic.conf fill the rest" --elastic-max=2 -- min=1 step=1 grace=30 delay=10 fault=20 ondemand=never signal=URG keep=3 "ckpt=%25h/elastic-checkpoints/%25j"
 
 # --- each option, bad: rejected in sbatch, naming the option ---------------
+rejected "heartbeat timeout too short" '^sbatch: error: elastic: --elastic-heartbeat-timeout=1: too short \(allowed: seconds, 2 to 3600, or 0 for none\)$' --elastic-heartbeat-timeout=1
 rejected "step: not a number" '^sbatch: error: elastic: --elastic-step=x: not a whole number \(allowed: a node count from 1 to 65535\)$' --elastic-step=x
 rejected "an elastic job array" '^sbatch: error: elastic: --array: an elastic job cannot be a job array \(submit one elastic job per training\)$' --array=1-3 --elastic-min=1
 arr=$(sbatch --parsable -H --array=1-2 -N1 --wrap true 2>&1)
