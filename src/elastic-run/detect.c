@@ -60,19 +60,35 @@ unsigned detect_interval_ms(unsigned timeout_s)
 	return ms < 200 ? 200 : ms > 10000 ? 10000 : ms;
 }
 
+/* The words after the name: "TERM" and ranks' progress ("r<N>=..."),
+ * which pace.c reads.  1 with TERM, 0 without, -1 for another word. */
+static int detect_words(const char *rest)
+{
+	int term = 0;
+
+	while (*rest == ' ') {
+		size_t n = strcspn(++rest, " ");
+
+		if (n == 4 && !strncmp(rest, "TERM", 4))
+			term = 1;
+		else if (n < 3 || rest[0] != 'r' || rest[1] < '0' ||
+			 rest[1] > '9' || !memchr(rest, '=', n))
+			return -1;
+		rest += n;
+	}
+	return *rest ? -1 : term;
+}
+
 int detect_heard(struct detect *d, const char *line, double now)
 {
 	size_t len = strcspn(line, " ");
-	const char *rest = line + len;
-	int i;
+	int i, term = detect_words(line + len);
 
-	if (*rest && strcmp(rest, " TERM") != 0)
-		return -1;
-	if ((i = detect_find(d, line, len)) < 0)
+	if (term < 0 || (i = detect_find(d, line, len)) < 0)
 		return -1;
 	d->node[i].heard = true;
 	d->node[i].last = now;
-	if (*rest)
+	if (term)
 		d->node[i].leaving = true;
 	return i;
 }

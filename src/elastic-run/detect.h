@@ -53,9 +53,10 @@ int detect_add(struct detect *d, const char *node, uint32_t job);
 unsigned detect_interval_ms(unsigned timeout_s);
 
 /*
- * One line of a heartbeat step, without its newline: "NAME" or "NAME
- * TERM".  Returns the node's index, or -1 for a node not expected or a
- * line of another shape (ignored: a task's stray output).
+ * One line of a heartbeat step, without its newline: "NAME", then words:
+ * "TERM" (Slurm is ending the step), "r<RANK>=..." (a rank's progress,
+ * for pace.h).  Returns the node's index, or -1 for a node not expected
+ * or a line of another shape (ignored: a task's stray output).
  */
 int detect_heard(struct detect *d, const char *line, double now);
 

@@ -99,9 +99,18 @@ static void stray_lines(void **state)
 	assert_int_equal(detect_heard(&d, "n4", 101), -1);
 	assert_int_equal(detect_heard(&d, "n1 KILL", 101), -1);
 	assert_int_equal(detect_heard(&d, "n1 TERM extra", 101), -1);
+	assert_int_equal(detect_heard(&d, "n1 r=1", 101), -1);
+	assert_int_equal(detect_heard(&d, "n1 rx=1", 101), -1);
+	assert_int_equal(detect_heard(&d, "n1 r1", 101), -1);
+	assert_int_equal(detect_heard(&d, "n1 ", 101), -1);
 	assert_int_equal(detect_heard(&d, "n", 101), -1);
 	assert_int_equal(detect_heard(&d, "n11", 101), -1);
 	assert_false(d.node[0].heard);
+	/* Ranks' progress words are the pace's, TERM anywhere. */
+	assert_int_equal(detect_heard(&d, "n1 r0=5/10/r r1=5/12/r", 101), 0);
+	assert_false(d.node[0].leaving);
+	assert_int_equal(detect_heard(&d, "n2 TERM r2=5/10/r", 101), 1);
+	assert_true(d.node[1].leaving);
 	detect_free(&d);
 }
 

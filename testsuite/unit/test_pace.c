@@ -1,0 +1,150 @@
+/* Unit tests of the ranks' pace (src/elastic-run/pace.c): which rank
+ * hangs, and which silences are not hangs. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "elastic-run/pace.h"
+
+/* Node `node` says rank `rank` is at step, written age_ms ago. */
+static void say(struct pace *p, size_t node, unsigned rank, unsigned step,
+		unsigned age_ms, char state, double now)
+{
+	char line[128];
+
+	snprintf(line, sizeof(line), "n%zu r%u=%u/%u/%c", node, rank, step,
+		 age_ms, state);
+	assert_int_equal(pace_heard(p, node, line, now), 0);
+}
+
+/* Four ranks stepping every second from t=100 to t=110. */
+static void four_stepping(struct pace *p, unsigned timeout)
+{
+	pace_init(p, 100, timeout);
+	for (unsigned t = 101; t <= 110; t++)
+		for (unsigned r = 0; r < 4; r++)
+			say(p, r / 2, r, t - 100, 0, 'r', t);
+}
+
+static void derived_timeout(void **state)
+{
+	struct pace p;
+	double s;
+
+	(void)state;
+	pace_init(&p, 0, 0);
+	assert_true(pace_median_step(&p) == 0);
+	assert_true(pace_timeout(&p) == PACE_MIN_TIMEOUT_S);
+	pace_free(&p);
+	four_stepping(&p, 0);
+	assert_true(pace_median_step(&p) > 0.99 && pace_median_step(&p) < 1.01);
+	assert_true(pace_timeout(&p) == PACE_MIN_TIMEOUT_S);
+	assert_int_equal(pace_hung(&p, 160, &s), -1);
+	assert_int_equal(pace_hung(&p, 171, &s), 0);
+	pace_free(&p);
+	/* Ten-second steps: a hundred seconds. */
+	pace_init(&p, 0, 0);
+	for (unsigned k = 1; k <= 5; k++)
+		say(&p, 0, 0, k, 0, 'r', 10.0 * k);
+	assert_true(pace_timeout(&p) > 99.9 && pace_timeout(&p) < 100.1);
+	assert_int_equal(pace_hung(&p, 140, &s), -1);
+	assert_int_equal(pace_hung(&p, 151, &s), 0);
+	pace_free(&p);
+}
+
+/* The rank one step behind is the one that fell behind; the others wait
+ * for it in the next collective. */
+static void names_the_laggard(void **state)
+{
+	struct pace p;
+	double s = 0;
+
+	(void)state;
+	four_stepping(&p, 5);
+	/* Rank 2 stops at step 10; the others finish step 11, then wait. */
+	for (unsigned r = 0; r < 4; r++)
+		if (r != 2)
+			say(&p, r / 2, r, 11, 0, 'r', 111);
+	assert_int_equal(pace_hung(&p, 115, &s), -1);
+	assert_int_equal(pace_hung(&p, 116.5, &s), 2);
+	assert_true(s > 6.4 && s < 6.6);
+	assert_int_equal(p.r[2].node, 1);
+	pace_free(&p);
+}
+
+/* A checkpoint save announced by any rank: no hang, however long; the
+ * silence counts from its end. */
+static void saving_is_no_hang(void **state)
+{
+	struct pace p;
+	double s;
+
+	(void)state;
+	four_stepping(&p, 5);
+	say(&p, 0, 0, 10, 0, 's', 111);
+	assert_int_equal(pace_hung(&p, 500, &s), -1);
+	say(&p, 0, 0, 10, 0, 'r', 500);
+	assert_int_equal(pace_hung(&p, 504, &s), 1);
+	pace_free(&p);
+}
+
+/* Never during the first step; a record older than the table (a resize
+ * in place restarted it) waits for a step. */
+static void first_step_and_old_records(void **state)
+{
+	struct pace p;
+	double s;
+
+	(void)state;
+	pace_init(&p, 100, 5);
+	assert_int_equal(pace_hung(&p, 1000, &s), -1);
+	/* Written 50 s before the table: not watched until it moves. */
+	say(&p, 0, 0, 7, 50000, 'r', 101);
+	assert_int_equal(pace_hung(&p, 200, &s), -1);
+	say(&p, 0, 0, 8, 0, 'r', 201);
+	assert_int_equal(pace_hung(&p, 205, &s), -1);
+	assert_int_equal(pace_hung(&p, 206.1, &s), 0);
+	/* A record written after the start is watched at once. */
+	say(&p, 1, 5, 1, 500, 'r', 101);
+	assert_true(p.r[1].watched);
+	pace_free(&p);
+}
+
+static void stray_words(void **state)
+{
+	struct pace p;
+	double s;
+
+	(void)state;
+	pace_init(&p, 0, 5);
+	assert_int_equal(pace_heard(&p, 0, "n1", 1), 0);
+	assert_int_equal(pace_heard(&p, 0, "n1 TERM", 1), 0);
+	assert_int_equal(pace_heard(&p, 0, "n1 r1=x/2/r r2=3/4/q r=1/1/r", 1),
+			 0);
+	assert_int_equal(p.n, 0);
+	assert_int_equal(pace_heard(&p, 0, "n1 TERM r3=4/0/r", 1), 0);
+	assert_int_equal(p.n, 1);
+	assert_int_equal(p.r[0].rank, 3);
+	assert_int_equal(p.r[0].step, 4);
+	assert_int_equal(pace_hung(&p, 2, &s), -1);
+	pace_free(&p);
+	pace_free(&p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(derived_timeout),
+		cmocka_unit_test(names_the_laggard),
+		cmocka_unit_test(saving_is_no_hang),
+		cmocka_unit_test(first_step_and_old_records),
+		cmocka_unit_test(stray_words),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
