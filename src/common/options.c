@@ -41,6 +41,9 @@ static const struct {
 	[ELASTIC_OPT_HEARTBEAT_TIMEOUT] = { "elastic-heartbeat-timeout",
 					    "seconds, 2 to 3600, or 0 for "
 					    "none" },
+	[ELASTIC_OPT_HANG_TIMEOUT] = { "elastic-hang-timeout",
+				       "seconds, 10 to 86400, or 0 for ten "
+				       "median steps (at least 60)" },
 };
 
 const char *options_name(enum elastic_opt_id id)
@@ -105,6 +108,21 @@ static int set_heartbeat(struct elastic_opts *o, const char *value,
 	if (v && v < POLICY_HEARTBEAT_MIN)
 		return bad(err, id, value, "too short");
 	o->heartbeat_timeout = v;
+	return 0;
+}
+
+/* 0 derives it; under 10 s a step's jitter would be a hang. */
+static int set_hang(struct elastic_opts *o, const char *value,
+		    elastic_error_t *err)
+{
+	enum elastic_opt_id id = ELASTIC_OPT_HANG_TIMEOUT;
+	unsigned v;
+
+	if (set_uint(&v, id, value, 0, ELASTIC_MAX_SECONDS, err) < 0)
+		return -1;
+	if (v && v < 10)
+		return bad(err, id, value, "too short");
+	o->hang_timeout = v;
 	return 0;
 }
 
@@ -188,6 +206,9 @@ int options_set(struct elastic_opts *o, enum elastic_opt_id id,
 		break;
 	case ELASTIC_OPT_HEARTBEAT_TIMEOUT:
 		rc = set_heartbeat(o, value, err);
+		break;
+	case ELASTIC_OPT_HANG_TIMEOUT:
+		rc = set_hang(o, value, err);
 		break;
 	case ELASTIC_OPT_ONDEMAND:
 		if (policy_parse_ondemand(value, &o->ondemand) < 0)
@@ -594,11 +615,13 @@ int options_format_tag(const struct elastic_opts *o, char *buf, size_t len)
 	return snprintf(buf, len,
 			ELASTIC_TAG_PREFIX " min=%u max=%u %s grace=%u "
 					   "delay=%u fault=%u ondemand=%s "
-					   "signal=%s keep=%u hb=%u%s%s ckpt=%s",
+					   "signal=%s keep=%u hb=%u hang=%u%s%s "
+					   "ckpt=%s",
 			o->min, o->max, sizes, o->grace, o->scale_delay,
 			o->fault_timeout, policy_ondemand_name(o->ondemand),
 			parse_signal_name(o->signal), o->keep,
-			o->heartbeat_timeout, resume, eval, ckpt);
+			o->heartbeat_timeout, o->hang_timeout, resume, eval,
+			ckpt);
 }
 
 static const struct {
@@ -619,6 +642,7 @@ static const struct {
 	{ "resume", ELASTIC_OPT_RESUME_FROM },
 	{ "eval", ELASTIC_OPT_EVAL },
 	{ "hb", ELASTIC_OPT_HEARTBEAT_TIMEOUT },
+	{ "hang", ELASTIC_OPT_HANG_TIMEOUT },
 };
 
 /* Keys every v1 tag has (sizes may stand for step). */

@@ -34,6 +34,7 @@ enum elastic_opt_id {
 	ELASTIC_OPT_RESUME_FROM,
 	ELASTIC_OPT_EVAL,
 	ELASTIC_OPT_HEARTBEAT_TIMEOUT,
+	ELASTIC_OPT_HANG_TIMEOUT,
 	ELASTIC_OPT_COUNT,
 };
 
@@ -51,6 +52,9 @@ struct elastic_opts {
 	/* Seconds of silence from a node before the launcher takes it as
 	 * lost; 0: no heartbeats. */
 	unsigned heartbeat_timeout;
+	/* Seconds without a rank's progress that are a hang; 0: derived
+	 * from the step times. */
+	unsigned hang_timeout;
 	enum elastic_ondemand ondemand;
 	int signal;
 	unsigned keep;

@@ -4,7 +4,7 @@
 . "$(dirname "$0")/lib.sh"
 require_cluster
 
-plan 63
+plan 64
 
 make_tmp tmp
 at_exit restore_policy
@@ -32,6 +32,7 @@ tag_has "--elastic-grace" --elastic-min=1 --elastic-grace=45 -- grace=45
 tag_has "--elastic-scale-delay" --elastic-min=1 --elastic-scale-delay=5 -- delay=5
 tag_has "--elastic-fault-timeout" --elastic-min=1 --elastic-fault-timeout=7 -- fault=7
 tag_has "--elastic-heartbeat-timeout" --elastic-min=1 --elastic-heartbeat-timeout=9 -- hb=9
+tag_has "--elastic-hang-timeout" --elastic-min=1 --elastic-hang-timeout=90 -- hang=90
 tag_has "--elastic-ondemand" --elastic-min=1 --elastic-ondemand=below-min -- ondemand=below-min
 tag_has "--elastic-signal" --elastic-min=1 --elastic-signal=SIGUSR2 -- signal=USR2
 tag_has "--elastic-checkpoint-dir (%-encoded in the tag)" --elastic-min=1 "--elastic-checkpoint-dir=/tmp/my ck/%j" -- "ckpt=/tmp/my%20ck/%25j"
@@ -42,7 +43,7 @@ tag_has "--elastic-resume-from (%-encoded in the tag)" --elastic-min=1 "--elasti
 tag_has "--elastic-resume-from=JOBID@STEP" --elastic-min=1 --elastic-resume-from=123@50 -- resume=123@50
 tag_has "--elastic-eval (%-encoded in the tag)" --elastic-min=1 "--elastic-eval=python3 eval.py --top=5" -- "eval=python3%20eval.py%20--top=5"
 jid=$(sbatch --parsable -H --elastic-min=1 --wrap true)
-like "no resume= nor eval= in the tag of a job without them" "$(admin_comment "$jid")" "^elastic:v1 [^%]*keep=3 hb=5 ckpt="
+like "no resume= nor eval= in the tag of a job without them" "$(admin_comment "$jid")" "^elastic:v1 [^%]*keep=3 hb=5 hang=0 ckpt="
 scancel "$jid"
 tag_has "defaults from elastic.conf fill the rest" --elastic-max=2 -- min=1 step=1 grace=30 delay=10 fault=20 ondemand=never signal=URG keep=3 "ckpt=%25h/elastic-checkpoints/%25j"
 

@@ -80,6 +80,8 @@ static struct spank_option options[ELASTIC_OPT_COUNT] = {
 	    "Elastic job: run CMD on each new checkpoint in its own job."),
 	OPT(ELASTIC_OPT_HEARTBEAT_TIMEOUT, "SECONDS",
 	    "Elastic job: a node silent this long is lost (0: no heartbeats)."),
+	OPT(ELASTIC_OPT_HANG_TIMEOUT, "SECONDS",
+	    "Elastic job: a rank without progress this long hangs (0: derived)."),
 };
 #undef OPT
 
