@@ -39,8 +39,8 @@ void decide(const struct launch_obs *o, struct decision_out *r)
 	/* Whatever the ranks' statuses: a failed collective after a lost
 	 * member is the event's doing, and ranks that exited 0 meanwhile
 	 * may have stopped for it through a peer. */
-	if (o->node_lost)
-		return decide_set(r, DECIDE_RELAUNCH, "node-lost", false);
+	if (o->fault)
+		return decide_set(r, DECIDE_RELAUNCH, o->fault, false);
 	if (o->event)
 		return decide_set(r, DECIDE_RELAUNCH, "event", false);
 	if (o->world_changed)

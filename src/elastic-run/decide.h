@@ -33,9 +33,11 @@ struct launch_obs {
 	/* An event reached the launcher during the launch: its signal, a
 	 * signal raised on the steps, the world changing while ranks ran. */
 	bool event;
-	/* A member's node fell silent (its heartbeats stopped, its host did
-	 * not answer): whatever the ranks did after, the node's doing. */
-	bool node_lost;
+	/* A node's fault the launcher found ("node-lost": its heartbeats
+	 * stopped and its host did not answer; "hang": a rank on it made no
+	 * progress), NULL if none: whatever the ranks did after, the
+	 * node's doing, never counted against --max-restarts. */
+	const char *fault;
 	/* Checked once all ranks were gone: the world is not the one the
 	 * launch started on (a member lost or shrunk, a node down, a member
 	 * being preempted, a new generation from elasticd). */

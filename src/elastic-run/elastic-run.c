@@ -307,6 +307,7 @@ static int job_config(struct config *c, const char *launcher)
 {
 	unsigned long ul;
 	const char *env = getenv("SLURM_JOB_ID");
+	char progress[64];
 	uint16_t r;
 
 	if (!env || parse_uint(env, 1, UINT32_MAX, &ul) != PARSE_OK) {
@@ -315,6 +316,11 @@ static int job_config(struct config *c, const char *launcher)
 		return 2;
 	}
 	c->job_id = (uint32_t)ul;
+	/* Where the ranks report progress on each node (a node's own /tmp,
+	 * read by its heartbeat task), inherited by every step. */
+	snprintf(progress, sizeof(progress), "/tmp/elastic-progress-%u-%u",
+		 (unsigned)getuid(), c->job_id);
+	setenv("ELASTIC_PROGRESS_DIR", progress, 1);
 	c->srun = getenv("ELASTIC_RUN_SRUN");
 	if (!c->srun || !c->srun[0])
 		c->srun = "srun";
@@ -477,7 +483,7 @@ static int act(struct rounds *x, const struct watch *w,
 	case DECIDE_RELAUNCH:
 		/* Said already when the launcher saw the event. */
 		if (!w->cause || (strcmp(d->why, "event") != 0 &&
-				  strcmp(d->why, "node-lost") != 0))
+				  strcmp(d->why, w->cause) != 0))
 			timeline("event", x->restart, x->ms.nnodes,
 				 "cause=%s%s%s status=%s", d->why,
 				 w->world[0] ? " " : "", w->world, detail);
@@ -572,7 +578,7 @@ static int round_once(struct rounds *x)
 		 x->restart ? " path=restart" : "");
 	if (launch(c, &x->ms, x->restart, x->prev_nnodes, &x->l) < 0)
 		return 1;
-	heartbeat_start(c, &x->ms);
+	heartbeat_start(c, &x->ms, x->restart);
 
 	for (;;) {
 		watch_launch(c, x->src, &x->ms, &x->l, x->sen, x->restart, &w);
@@ -580,7 +586,7 @@ static int round_once(struct rounds *x)
 			break;
 		if (!inplace_resize(c, x->src, &x->ms, &x->l, x->restart, &w))
 			break;
-		heartbeat_start(c, &x->ms);
+		heartbeat_start(c, &x->ms, x->restart);
 	}
 	/* Ranks on the world channel heed its word, not the signal. */
 	if (w.cause) {

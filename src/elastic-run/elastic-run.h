@@ -204,8 +204,10 @@ struct watch {
 	uint32_t lost_job;
 };
 
-/* A node whose heartbeats stopped and whose host does not answer. */
+/* A node whose heartbeats stopped and whose host does not answer
+ * ("node-lost"), or where a rank made no progress ("hang"). */
 struct lost_node {
+	const char *kind;
 	char node[64];
 	uint32_t job;
 	double silent_s;
@@ -299,8 +301,12 @@ int launch_members(const struct config *c, const struct members *jm,
  * (again) for the world that runs, _lost() at every poll, _stop() when
  * the launch is over. */
 int heartbeat_main(const char *ms_arg);
-void heartbeat_start(const struct config *c, const struct members *ms);
+void heartbeat_start(const struct config *c, const struct members *ms,
+		     unsigned restart);
 bool heartbeat_lost(unsigned restart, unsigned nnodes, struct lost_node *ret);
+/* A rank made no progress past the hang timeout (pace.h): its node, and
+ * every node asked for its ranks' stacks. */
+bool heartbeat_hung(unsigned restart, unsigned nnodes, struct lost_node *ret);
 void heartbeat_stop(void);
 /* After a node was lost: its unit cancelled, or the base shrunk without
  * it (not the batch host's), so that Slurm's view follows before

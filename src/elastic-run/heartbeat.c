@@ -12,18 +12,21 @@
 
 #include "elastic-run.h"
 #include "detect.h"
+#include "pace.h"
 
 /* How long a stopped heartbeat step has to end before its srun is
  * killed, and how long the host of a silent node has to answer. */
 #define HB_STOP_WAIT_S 2
 #define HB_PROBE_MS    1000
+/* After the stacks were asked for: time for every rank to print them. */
+#define HB_STACKS_WAIT_MS 2000
 
 struct hb_step {
 	pid_t pid;
 	int out, in; /* its output, its input (closing it ends the tasks) */
 	uint32_t job;
 	size_t len;
-	char buf[512];
+	char buf[2048];
 };
 
 /* The heartbeats of the launch that runs: owned here alone. */
@@ -32,62 +35,17 @@ static struct heartbeats {
 	size_t n;
 	struct hb_step step[MAX_MEMBERS];
 	struct detect table;
+	struct pace pace;
 	unsigned timeout;
+	bool stacks_asked;
 	uint32_t lost_job; /* its srun waits for a dead node: not waited for */
 } hb;
 
-static volatile sig_atomic_t hb_term;
-
-static void on_hb_term(int sig)
-{
-	(void)sig;
-	hb_term = 1;
-}
-
-/* elastic-run --heartbeat=MS: a heartbeat step's task.  The elastic
- * signals that the launcher raises on every step are not for it. */
-int heartbeat_main(const char *ms_arg)
-{
-	static const int ignored[] = { SIGURG, SIGWINCH, SIGUSR1, SIGUSR2 };
-	const char *node = getenv("SLURMD_NODENAME");
-	unsigned long ms;
-	char line[DETECT_NAME_MAX + 8], host[DETECT_NAME_MAX];
-	int n;
-
-	if (parse_uint(ms_arg, 100, 60000, &ms) != PARSE_OK)
-		return 2;
-	if (!node || !*node) {
-		if (gethostname(host, sizeof(host)) != 0)
-			return 1;
-		host[sizeof(host) - 1] = '\0';
-		node = host;
-	}
-	for (size_t i = 0; i < sizeof(ignored) / sizeof(ignored[0]); i++)
-		signal(ignored[i], SIG_IGN);
-	install(SIGTERM, on_hb_term);
-	install(SIGINT, on_hb_term);
-	install(SIGHUP, on_hb_term);
-	signal(SIGPIPE, SIG_IGN);
-	for (;;) {
-		struct pollfd in = { 0, POLLIN, 0 };
-		char b[64];
-
-		n = snprintf(line, sizeof(line), "%s%s\n", node,
-			     hb_term ? " TERM" : "");
-		if (n <= 0 || (size_t)n >= sizeof(line) ||
-		    write(1, line, (size_t)n) != n)
-			return 1;
-		/* The end of its input (the launcher closed it) ends it. */
-		if (poll(&in, 1, (int)ms) > 0 && read(0, b, sizeof(b)) <= 0)
-			return 0;
-	}
-}
-
 /* One member's heartbeat step: srun over its nodes, a task each. */
 static int hb_spawn(const char *self, unsigned interval_ms, uint32_t job,
-		    unsigned nnodes, struct hb_step *s)
+		    unsigned nnodes, unsigned restart, struct hb_step *s)
 {
-	char jobarg[64], narg[32], arg[64];
+	char jobarg[64], narg[32], arg[64], rs[16];
 	int p[2], q[2];
 
 	if (pipe(p) != 0)
@@ -100,6 +58,7 @@ static int hb_spawn(const char *self, unsigned interval_ms, uint32_t job,
 	snprintf(jobarg, sizeof(jobarg), "--jobid=%u", job);
 	snprintf(narg, sizeof(narg), "-N%u", nnodes);
 	snprintf(arg, sizeof(arg), "--heartbeat=%u", interval_ms);
+	snprintf(rs, sizeof(rs), "%u", restart);
 	fflush(NULL);
 	s->pid = fork();
 	if (s->pid == 0) {
@@ -113,6 +72,7 @@ static int hb_spawn(const char *self, unsigned interval_ms, uint32_t job,
 		close(q[1]);
 		for (k = 0; stale_vars[k]; k++)
 			unsetenv(stale_vars[k]);
+		setenv("ELASTIC_RESTART_COUNT", rs, 1);
 		execlp("srun", "srun", jobarg, narg, "--ntasks-per-node=1",
 		       "--overlap", "--input=all", "-Q",
 		       "--kill-on-bad-exit=0", "--job-name=" HEARTBEAT_NAME,
@@ -153,7 +113,8 @@ static int hb_expect(const struct members *ms, size_t i)
 	return rc;
 }
 
-void heartbeat_start(const struct config *c, const struct members *ms)
+void heartbeat_start(const struct config *c, const struct members *ms,
+		     unsigned restart)
 {
 	char self[4096];
 	ssize_t len;
@@ -169,10 +130,11 @@ void heartbeat_start(const struct config *c, const struct members *ms)
 	hb.timeout = c->heartbeat_timeout;
 	iv = detect_interval_ms(hb.timeout);
 	detect_init(&hb.table, now_s(), hb.timeout);
+	pace_init(&hb.pace, now_s(), c->opts.hang_timeout);
 	for (size_t i = 0; i < ms->n; i++) {
 		if (hb_expect(ms, i) < 0 ||
 		    hb_spawn(self, iv, ms->m[i].job_id, ms->m[i].nnodes,
-			     &hb.step[hb.n]) < 0) {
+			     restart, &hb.step[hb.n]) < 0) {
 			elog_warn("no heartbeats for job %u: a lost node "
 				  "is found when Slurm finds it",
 				  ms->m[i].job_id);
@@ -239,6 +201,7 @@ void heartbeat_stop(void)
 			close(s->out);
 	}
 	detect_free(&hb.table);
+	pace_free(&hb.pace);
 	memset(&hb, 0, sizeof(hb));
 }
 
@@ -264,7 +227,11 @@ static void hb_read(double now)
 			s->buf[s->len] = '\0';
 			while ((nl = strchr(s->buf, '\n'))) {
 				*nl = '\0';
-				detect_heard(&hb.table, s->buf, now);
+				int node = detect_heard(&hb.table, s->buf, now);
+
+				if (node >= 0)
+					pace_heard(&hb.pace, (size_t)node,
+						   s->buf, now);
 				s->len -= (size_t)(nl + 1 - s->buf);
 				memmove(s->buf, nl + 1, s->len + 1);
 			}
@@ -342,6 +309,7 @@ bool heartbeat_lost(unsigned restart, unsigned nnodes, struct lost_node *ret)
 			ret->job = x->job;
 			ret->silent_s = silent;
 			ret->heard = x->heard;
+			ret->kind = "node-lost";
 			hb.lost_job = x->job;
 			return true;
 		}
@@ -351,4 +319,42 @@ bool heartbeat_lost(unsigned restart, unsigned nnodes, struct lost_node *ret)
 		detect_defer(&hb.table, (size_t)i, now);
 	}
 	return false;
+}
+
+/* Ask every node for its ranks' stacks, once per launch. */
+static void hb_ask_stacks(void)
+{
+	if (hb.stacks_asked)
+		return;
+	hb.stacks_asked = true;
+	for (size_t i = 0; i < hb.n; i++)
+		if (hb.step[i].in >= 0 &&
+		    write(hb.step[i].in, "STACKS\n", 7) != 7)
+			elog_debug("stacks: job %u: %s", hb.step[i].job,
+				   strerror(errno));
+}
+
+bool heartbeat_hung(unsigned restart, unsigned nnodes, struct lost_node *ret)
+{
+	double now = now_s(), stalled;
+	const struct pace_rank *r;
+	int i;
+
+	if (!hb.on || (i = pace_hung(&hb.pace, now, &stalled)) < 0)
+		return false;
+	r = &hb.pace.r[i];
+	snprintf(ret->node, sizeof(ret->node), "%s", hb.table.node[r->node].name);
+	ret->job = hb.table.node[r->node].job;
+	ret->silent_s = stalled;
+	ret->heard = true;
+	ret->kind = "hang";
+	timeline("hang", restart, nnodes,
+		 "rank=%u node=%s job=%u step=%llu stalled=%.1f timeout=%.1f "
+		 "median_step=%.3f",
+		 r->rank, ret->node, ret->job, (unsigned long long)r->step,
+		 stalled, pace_timeout(&hb.pace), pace_median_step(&hb.pace));
+	/* Their stacks reach the job's output before the node is let go. */
+	hb_ask_stacks();
+	sleep_ms(HB_STACKS_WAIT_MS);
+	return true;
 }

@@ -66,6 +66,8 @@ static int pace_report(struct pace *p, unsigned rank, size_t node,
 		r->step = step;
 		r->changed = at;
 	}
+	if (r->saving && !saving && at > p->save_end)
+		p->save_end = at;
 	r->node = node;
 	r->saving = saving;
 	return 0;
@@ -126,8 +128,10 @@ int pace_hung(const struct pace *p, double now, double *stalled_s)
 			return -1;
 	for (size_t i = 0; i < p->n; i++) {
 		const struct pace_rank *r = &p->r[i];
+		double since = r->changed > p->save_end ? r->changed
+							 : p->save_end;
 
-		if (!r->watched || now - r->changed <= timeout)
+		if (!r->watched || now - since <= timeout)
 			continue;
 		if (best < 0 || r->step < p->r[best].step ||
 		    (r->step == p->r[best].step &&
@@ -135,6 +139,8 @@ int pace_hung(const struct pace *p, double now, double *stalled_s)
 			best = (int)i;
 	}
 	if (best >= 0)
-		*stalled_s = now - p->r[best].changed;
+		*stalled_s = now - (p->r[best].changed > p->save_end
+					? p->r[best].changed
+					: p->save_end);
 	return best;
 }

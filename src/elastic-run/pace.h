@@ -11,7 +11,8 @@
  * started (a launch, or an in-place resize: a world paused by a resize
  * is not a hang) or its step moved since: so never during its first
  * step.  While any rank says it is saving a checkpoint, none is hung
- * (the others wait for it in a collective).  The timeout is the job's
+ * (the others wait for it in a collective), and once it is done every
+ * rank's silence counts from the end of the save.  The timeout is the job's
  * --elastic-hang-timeout, or else the larger of PACE_MIN_TIMEOUT_S and
  * PACE_STEPS_TIMEOUT median steps.
  */
@@ -38,6 +39,9 @@ struct pace {
 	size_t n, cap;
 	struct pace_rank *r;
 	double started;
+	/* When the last announced save ended: the ranks that waited for it
+	 * made no progress meanwhile, and are silent only since. */
+	double save_end;
 	unsigned timeout_s; /* the job's, 0: derived */
 	double ring[PACE_RING];
 	size_t ring_n, ring_i;

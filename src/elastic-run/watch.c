@@ -47,8 +47,9 @@ void watch_launch(const struct config *c, struct source *src,
 		if (sentinel_event(c, sen, &w->cause, &w->stopping, w->detail,
 				   sizeof(w->detail)))
 			return;
-		if (heartbeat_lost(restart, ms->nnodes, &lost)) {
-			w->cause = "node-lost";
+		if (heartbeat_lost(restart, ms->nnodes, &lost) ||
+		    heartbeat_hung(restart, ms->nnodes, &lost)) {
+			w->cause = lost.kind;
 			snprintf(w->detail, sizeof(w->detail),
 				 "node=%s job=%u silent=%.1f heard=%s",
 				 lost.node, lost.job, lost.silent_s,
@@ -207,7 +208,7 @@ void observe(const struct config *c, struct source *src, struct members *ms,
 
 	memset(o, 0, sizeof(*o));
 	o->stopping = w->stopping;
-	o->node_lost = w->lost_job != 0;
+	o->fault = w->lost_job ? w->cause : NULL;
 	o->event = w->cause && strcmp(w->cause, "member-exit") != 0 &&
 		   strcmp(w->cause, "ranks-event") != 0;
 	for (i = 0; i < l->n; i++) {

@@ -204,18 +204,20 @@ static void test_ompi_plm(void **state)
 	assert_null(ompi_plm_of(NULL));
 }
 
-/* A node fell silent: the survivors' failures (a collective with a dead
+/* A node fell silent or hung: the survivors' failures (a collective with a dead
  * peer) are not the script's, never counted, even at the last restart. */
 static void test_node_lost(void **state)
 {
 	struct launch_obs o = obs(0, 0, 3);
 
 	(void)state;
-	o.node_lost = true;
+	o.fault = "node-lost";
 	o.failures = 3;
 	expect(&o, DECIDE_RELAUNCH, "node-lost");
 	o.event = true;
 	expect(&o, DECIDE_RELAUNCH, "node-lost");
+	o.fault = "hang";
+	expect(&o, DECIDE_RELAUNCH, "hang");
 	o.stopping = true;
 	expect(&o, DECIDE_STOP, "stopping");
 }

@@ -89,7 +89,10 @@ static void saving_is_no_hang(void **state)
 	say(&p, 0, 0, 10, 0, 's', 111);
 	assert_int_equal(pace_hung(&p, 500, &s), -1);
 	say(&p, 0, 0, 10, 0, 'r', 500);
-	assert_int_equal(pace_hung(&p, 504, &s), 1);
+	/* The others waited for it: silent since 500, not since 110. */
+	assert_int_equal(pace_hung(&p, 504, &s), -1);
+	assert_int_equal(pace_hung(&p, 505.1, &s), 1);
+	assert_true(s > 5 && s < 5.2);
 	pace_free(&p);
 }
 

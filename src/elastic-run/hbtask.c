@@ -1,0 +1,229 @@
+/*
+ * elastic-run --heartbeat=MS: a heartbeat step's task, one per node
+ * (heartbeat.c starts the steps).  Every MS it prints its node's name,
+ * "TERM" once Slurm signals it to end, and the progress of the ranks on
+ * its node ("r<RANK>=<STEP>/<AGE_MS>/<STATE>", from their records in
+ * ELASTIC_PROGRESS_DIR of this launch's ELASTIC_RESTART_COUNT).  A line
+ * "STACKS" on its input asks it for the stacks of its node's ranks: the
+ * signal each registered for it, and their state from /proc.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <sys/stat.h>
+
+#include "elastic-run.h"
+#include "common/progress_rec.h"
+#include "detect.h"
+
+/* Ranks of one node read, at most. */
+#define HB_RANKS_MAX 256
+#define HB_LINE_MAX  1000 /* under slurmstepd's chunk: lines never interleave */
+
+struct hb_rank {
+	unsigned rank;
+	struct progress_rec rec;
+};
+
+static volatile sig_atomic_t hb_term;
+
+static void on_hb_term(int sig)
+{
+	(void)sig;
+	hb_term = 1;
+}
+
+static uint64_t mono_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
+}
+
+/* The progress directory, if it is ours alone: no other user feeds the
+ * launcher or has a rank signalled. */
+static DIR *hb_progress_dir(const char *dir)
+{
+	struct stat st;
+	int fd;
+
+	if (!dir || dir[0] != '/')
+		return NULL;
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) != 0 || st.st_uid != getuid() ||
+	    (st.st_mode & 077)) {
+		close(fd);
+		return NULL;
+	}
+	return fdopendir(fd);
+}
+
+/* This launch's ranks on the node, from their records. */
+static size_t hb_ranks(const char *dir, unsigned restart, struct hb_rank *out)
+{
+	DIR *d = hb_progress_dir(dir);
+	struct dirent *e;
+	size_t n = 0;
+
+	while (d && n < HB_RANKS_MAX && (e = readdir(d))) {
+		char buf[PROGRESS_REC_LEN];
+		unsigned long rank;
+		int fd;
+
+		if (strncmp(e->d_name, "rank.", 5) != 0 ||
+		    parse_uint(e->d_name + 5, 0, UINT32_MAX, &rank) != PARSE_OK)
+			continue;
+		fd = openat(dirfd(d), e->d_name,
+			    O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+		if (fd < 0)
+			continue;
+		if (pread(fd, buf, sizeof(buf), 0) == (ssize_t)sizeof(buf) &&
+		    progress_rec_parse(buf, sizeof(buf), &out[n].rec) == 0 &&
+		    out[n].rec.restart == restart)
+			out[n++].rank = (unsigned)rank;
+		close(fd);
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* One heartbeat line: the node, TERM, the ranks' progress. */
+static int hb_line(const char *node, const struct hb_rank *r, size_t n,
+		   char *line, size_t len)
+{
+	uint64_t now = mono_ms();
+	size_t k;
+	int j = snprintf(line, len, "%s%s", node, hb_term ? " TERM" : "");
+
+	for (size_t i = 0; i < n && j > 0 && (size_t)j < len - 64; i++) {
+		uint64_t age = now > r[i].rec.mono_ms ? now - r[i].rec.mono_ms
+						      : 0;
+
+		j += snprintf(line + j, len - (size_t)j, " r%u=%llu/%llu/%c",
+			      r[i].rank, (unsigned long long)r[i].rec.step,
+			      (unsigned long long)age, r[i].rec.state);
+	}
+	k = (size_t)j;
+	if (j <= 0 || k >= len - 1)
+		return -1;
+	line[k] = '\n';
+	return j + 1;
+}
+
+/* The first line of /proc/PID/FILE that starts with key (all of it for
+ * an empty key), without its newline. */
+static void proc_line(pid_t pid, const char *file, const char *key, char *out,
+		      size_t len)
+{
+	char path[64], buf[4096];
+	ssize_t n;
+	int fd;
+
+	snprintf(out, len, "?");
+	snprintf(path, sizeof(path), "/proc/%ld/%s", (long)pid, file);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	for (char *l = buf; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		if (strncmp(l, key, strlen(key)) == 0) {
+			snprintf(out, len, "%.*s", (int)strcspn(l, "\n"), l);
+			return;
+		}
+	}
+}
+
+/* Stacks asked for: each rank's state, then its own stack dump. */
+static void hb_stacks(const char *node, const struct hb_rank *r, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		char st[128], wchan[128];
+
+		proc_line(r[i].rec.pid, "status", "State:", st, sizeof(st));
+		proc_line(r[i].rec.pid, "wchan", "", wchan, sizeof(wchan));
+		fprintf(stderr,
+			PROG ": stacks: rank %u (pid %ld) on %s at step %llu: "
+			     "%s, wchan %s%s\n",
+			r[i].rank, (long)r[i].rec.pid, node,
+			(unsigned long long)r[i].rec.step, st, wchan,
+			r[i].rec.sig ? "" : " (no stack signal registered)");
+		if (r[i].rec.sig)
+			kill(r[i].rec.pid, r[i].rec.sig);
+	}
+	fflush(stderr);
+}
+
+/* Lines on its input: "STACKS".  0 at its end. */
+static int hb_input(char *buf, size_t *len, bool *stacks)
+{
+	char *nl;
+	ssize_t n = read(0, buf + *len, 255 - *len);
+
+	if (n <= 0)
+		return 0;
+	*len += (size_t)n;
+	buf[*len] = '\0';
+	while ((nl = strchr(buf, '\n'))) {
+		*nl = '\0';
+		if (!strcmp(buf, "STACKS"))
+			*stacks = true;
+		*len -= (size_t)(nl + 1 - buf);
+		memmove(buf, nl + 1, *len + 1);
+	}
+	if (*len == 255)
+		*len = 0;
+	return 1;
+}
+
+int heartbeat_main(const char *ms_arg)
+{
+	static const int ignored[] = { SIGURG, SIGWINCH, SIGUSR1, SIGUSR2 };
+	static struct hb_rank ranks[HB_RANKS_MAX];
+	static char line[HB_LINE_MAX];
+	const char *node = getenv("SLURMD_NODENAME");
+	const char *dir = getenv("ELASTIC_PROGRESS_DIR");
+	const char *rs = getenv("ELASTIC_RESTART_COUNT");
+	unsigned long ms, restart = 0;
+	char host[DETECT_NAME_MAX], in[256];
+	size_t inlen = 0, n;
+	bool stacks = false;
+	int len;
+
+	if (parse_uint(ms_arg, 100, 60000, &ms) != PARSE_OK ||
+	    (rs && parse_uint(rs, 0, UINT32_MAX, &restart) != PARSE_OK))
+		return 2;
+	if (!node || !*node) {
+		if (gethostname(host, sizeof(host)) != 0)
+			return 1;
+		host[sizeof(host) - 1] = '\0';
+		node = host;
+	}
+	for (size_t i = 0; i < sizeof(ignored) / sizeof(ignored[0]); i++)
+		signal(ignored[i], SIG_IGN);
+	install(SIGTERM, on_hb_term);
+	install(SIGINT, on_hb_term);
+	install(SIGHUP, on_hb_term);
+	signal(SIGPIPE, SIG_IGN);
+	for (;;) {
+		struct pollfd p = { 0, POLLIN, 0 };
+
+		n = hb_ranks(dir, (unsigned)restart, ranks);
+		if (stacks) {
+			hb_stacks(node, ranks, n);
+			stacks = false;
+		}
+		len = hb_line(node, ranks, n, line, sizeof(line));
+		if (len <= 0 || write(1, line, (size_t)len) != len)
+			return 1;
+		/* The end of its input (the launcher closed it) ends it. */
+		if (poll(&p, 1, (int)ms) > 0 && !hb_input(in, &inlen, &stacks))
+			return 0;
+	}
+}

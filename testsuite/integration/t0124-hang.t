@@ -1,0 +1,99 @@
+#!/bin/bash
+# Hangs found from the ranks' progress (slurm_elastic.progress(), a record
+# per step that each node's heartbeat passes on): a group of min=2 max=3
+# (a 2-node base and a unit), Python ranks stepping every 0.2 s with
+# --elastic-hang-timeout=10,
+#   1. no false alarm: a first step of 15 s (imports, data loading), then a
+#      checkpoint save of 15 s that rank 0 announces while the others wait
+#      for it without progress, trip nothing;
+#   2. the rank on the unit's node stops (SIGSTOP: its process lives, its
+#      node is fine, Slurm sees nothing): elastic-run names the rank and the
+#      node within the timeout, prints every rank's stacks into the job's
+#      output (the stopped one's state from /proc), lets the unit go and
+#      trains on at 2 nodes, no failure counted.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/elasticd.sh"
+ed_setup
+
+plan 16
+
+[ "${MC_HOSTS:-0}" = 1 ] || bail "needs the cluster of hosts (MC_HOSTS=1)"
+HANG=10
+
+W=$ED_TMP/w
+mkdir -p "$W" && chmod 777 "$W"
+out=$W/out
+cat >"$ED_TMP/rank.py" <<'EOS'
+import os, sys, time
+import slurm_elastic as se
+
+W, rank = os.environ["W"], int(os.environ["RANK"])
+restart = os.environ["ELASTIC_RESTART_COUNT"]
+with open(f"{W}/pid.{restart}.{rank}", "w") as f:
+    f.write(f"{os.getpid()} {os.environ['SLURMD_NODENAME']}\n")
+if os.path.exists(f"{W}/slowstart"):
+    time.sleep(15)
+step = 0
+while not se.elastic_event_detected():
+    time.sleep(0.2)
+    step += 1
+    se.progress(step)
+    if step == 1:
+        open(f"{W}/stepping.{restart}.{rank}", "w").close()
+    if rank == 0 and os.path.exists(f"{W}/save"):
+        os.unlink(f"{W}/save")
+        open(f"{W}/saving", "w").close()
+        with se.saving():
+            time.sleep(15)
+        os.unlink(f"{W}/saving")
+        open(f"{W}/saved", "w").close()
+    while os.path.exists(f"{W}/saving"):  # the others, in "a collective"
+        time.sleep(0.1)
+sys.exit(0)
+EOS
+chmod 644 "$ED_TMP/rank.py"
+
+ok "elasticd starts" ed_start
+touch "$W/slowstart"
+base=$(ED_WRAP="export PYTHONPATH=$ELASTIC_SRCDIR/contribs/python; exec $RUN -- $PYTHON $ED_TMP/rank.py" \
+	submit_group "$TEST_USER" --elastic-min=2 --elastic-max=3 --elastic-step=1 \
+	--elastic-scale-delay=1 --elastic-fault-timeout=2 --elastic-grace=10 \
+	--elastic-hang-timeout=$HANG -o "$out" --export=ALL,W="$W")
+like "a group with a ${HANG} s hang timeout is accepted" "$base" '^[0-9]+$'
+ok "it runs at 3 nodes" wait_until 90 bash -c "grep -qE 'event=ranks-up restart=[0-9]+ nnodes=3 ' '$out'"
+fill=$(filler preempt 1)
+ok "a job holds the last free node" wait_until 30 job_running "$fill"
+restart=$(grep -E 'event=ranks-up restart=[0-9]+ nnodes=3 ' "$out" | tail -n1 | sed -E 's/.* restart=([0-9]+) .*/\1/')
+
+# --- 1. no false alarm --------------------------------------------------------------
+ok "1: the ranks start" wait_until 30 have "pid.$restart.*" 3
+rm -f "$W/slowstart"
+ok "1: the ranks report their first step, 15 s after their start" wait_until 40 have "stepping.$restart.*" 3
+is "1: a first step longer than the timeout is no hang" "$(grep -c 'event=hang' "$out")" 0
+touch "$W/save"
+ok "1: rank 0 saves for 15 s, the others wait" wait_until 60 test -e "$W/saved"
+is "1: a save longer than the timeout is no hang" "$(grep -c 'event=hang' "$out")" 0
+
+# --- 2. a rank stops -----------------------------------------------------------------
+unit=$(running_units "$base" | tr ' ' '\n' | sed '/^$/d' | tail -n1)
+node=$(job_hosts "$unit")
+read -r rank pid < <(for f in "$W"/pid."$restart".*; do
+	read -r p n <"$f"
+	[ "$n" = "$node" ] && echo "${f##*.} $p"
+done)
+mark=$(wc -l <"$out")
+ts=$(now)
+kill -STOP "$pid"
+after() { tail -n +"$((mark + 1))" "$out"; }
+ok "2: elastic-run names rank $rank on $node hung" wait_until 40 bash -c "tail -n +$((mark + 1)) '$out' | grep -qE 'event=hang .*rank=$rank node=$node '"
+took=$(secs_since "$ts")
+figure "hang: a rank stopped to the launcher's word: $took s (--elastic-hang-timeout=$HANG)"
+ok "2: ... after the timeout, not before ($took s)" below "$HANG" "$took"
+like "2: the stopped rank's state is in the job's output" "$(after | grep "stacks: rank $rank ")" 'State:.*T \(stopped\)'
+ok "2: the other ranks' Python stacks too" bash -c "tail -n +$((mark + 1)) '$out' | grep -q 'most recent call first'"
+ok "2: the unit on $node is let go" wait_until 20 bash -c "tail -n +$((mark + 1)) '$out' | grep -qE 'event=released .*node=$node job=$unit slurm=cancelled'"
+ok "2: it trains on at 2 nodes" wait_until 60 bash -c "tail -n +$((mark + 1)) '$out' | grep -qE 'event=ranks-up restart=[0-9]+ nnodes=2 '"
+figure "hang: a rank stopped to ranks up at 2 nodes: $(secs_since "$ts") s"
+is "2: no failure counted against --max-restarts" "$(grep -c 'event=failure' "$out")" 0
+kill -CONT "$pid" 2>/dev/null
+done_testing
