@@ -10,13 +10,16 @@
 #      without it (as --no-kill does at SlurmdTimeout) and the world goes
 #      on over the base's batch host and the unit;
 #   3. a unit's node cut off (its link down, its processes alive): the
-#      same, and the ranks it still runs are in no world.
+#      same, and the ranks it still runs are in no world;
+#   4. a unit's node split from the other compute nodes while it and they
+#      still reach the controller (Slurm sees nothing wrong, ever): the
+#      world goes on with the side that holds the batch host.
 # No other node is ever taken for lost (no false alarm).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/elasticd.sh"
 ed_setup
 
-plan 30
+plan 36
 
 [ "${MC_HOSTS:-0}" = 1 ] || bail "needs the cluster of hosts (MC_HOSTS=1)"
 HB=3 FAULT=2
@@ -125,8 +128,28 @@ ok "3: with its link back, its unit ends in Slurm" wait_until 60 job_gone_or_don
 unlike_world() { ! grep -E 'event=(launch|relaunch) ' "$out" | tail -n1 | grep -qE ":$node([, ]|\$)"; }
 ok "3: the cut-off node is in no world since (no split brain)" unlike_world
 
-# --- no false alarm -----------------------------------------------------------------
-is "three nodes named lost, no other" "$(grep -c 'cause=node-lost' "$out")" 3
+# --- 4. a unit's node split from the other compute nodes --------------------------
+mark=$(wc -l <"$out")
+scancel "$fill"
+ok "4: with the last node free again, a unit brings the world back to 3" wait_until 90 up_after 3 "$mark"
+unit=$(newest_unit)
+node=$(job_hosts "$unit")
+# Its packets to the base's nodes go nowhere; the controller it reaches.
+split_peers=$(for h in $(job_hosts "$base"); do "$MINICLUSTER" exec "$node" getent hosts "$h" | awk '{ print $1 }'; done)
+unsplit() { local a; for a in $split_peers; do "$MINICLUSTER" exec "$node" ip route del blackhole "$a/32" 2>/dev/null; done; return 0; }
+at_exit unsplit
+mark=$(wc -l <"$out")
+tc=$(now)
+for a in $split_peers; do "$MINICLUSTER" exec "$node" ip route add blackhole "$a/32"; done
+ok "4: elastic-run names $node, split from the batch host's side, lost" wait_until 30 bash -c "tail -n +$((mark + 1)) '$out' | grep -qE 'cause=node-lost node=$node '"
+like "4: ... and cancels its unit $unit" "$(released "$node")" "job=$unit slurm=cancelled"
+ok "4: the world goes on without it" wait_until 60 bash -c "tail -n +$((mark + 1)) '$out' | grep -qE 'event=ranks-up '"
+figure "heartbeat: a unit's node split from the other compute nodes to ranks up without it: $(secs_since "$tc") s"
+ok "4: ... on the batch host's side (no split brain)" unlike_world
+like "4: Slurm saw nothing wrong with $node" "$(sinfo -h -N -n "$node" -o %t)" '^(idle|alloc|mix|comp)$'
+unsplit
+-----------------------------------------------------------
+is "four nodes named lost, no other" "$(grep -c 'cause=node-lost' "$out")" 4
 is "no late heartbeat from a healthy node" "$(grep -c 'event=heartbeat-late' "$out")" 0
 is "the group still runs" "$(job_field "$base" JobState)" RUNNING
 ok "no heartbeat step outlives its launch" bash -c "[ \$(squeue -h -s -j $base -o %j | grep -c elastic-heartbeat) -le 1 ]"
