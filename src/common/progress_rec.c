@@ -12,8 +12,8 @@ int progress_rec_format(const struct progress_rec *r, char *buf)
 	char tmp[PROGRESS_REC_LEN + 1];
 	int n = snprintf(tmp, sizeof(tmp), "v1 %u %llu %llu %c %ld %d",
 			 r->restart, (unsigned long long)r->step,
-			 (unsigned long long)r->mono_ms, r->state,
-			 (long)r->pid, r->sig);
+			 (unsigned long long)r->mono_ms, r->state, (long)r->pid,
+			 r->sig);
 
 	if (n < 0 || n > PROGRESS_REC_LEN - 1)
 		return -1;

@@ -21,7 +21,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define PROGRESS_REC_LEN 64
+#define PROGRESS_REC_LEN  64
 #define PROGRESS_STEPPING 'r'
 #define PROGRESS_SAVING	  's'
 

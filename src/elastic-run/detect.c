@@ -95,14 +95,15 @@ int detect_heard(struct detect *d, const char *line, double now)
 
 int detect_silent(const struct detect *d, double now, double *silent_s)
 {
-	double start = d->timeout > DETECT_START_S ? d->timeout
-						    : DETECT_START_S;
+	double start =
+	    d->timeout > DETECT_START_S ? d->timeout : DETECT_START_S;
 
 	for (size_t i = 0; i < d->n; i++) {
 		const struct detect_node *x = &d->node[i];
 		double since = x->heard ? x->last : d->started;
 
-		if (x->leaving || now - since <= (x->heard ? d->timeout : start))
+		if (x->leaving ||
+		    now - since <= (x->heard ? d->timeout : start))
 			continue;
 		*silent_s = now - since;
 		return (int)i;

@@ -26,10 +26,10 @@
 
 struct detect_node {
 	char name[DETECT_NAME_MAX];
-	uint32_t job;  /* the member job it belongs to */
-	double last;   /* when last heard (or deferred), s */
-	bool heard;    /* said a word at all */
-	bool leaving;  /* Slurm is ending its step: not a fault */
+	uint32_t job; /* the member job it belongs to */
+	double last;  /* when last heard (or deferred), s */
+	bool heard;   /* said a word at all */
+	bool leaving; /* Slurm is ending its step: not a fault */
 };
 
 struct detect {

@@ -18,7 +18,8 @@
 
 /* Ranks of one node read, at most. */
 #define HB_RANKS_MAX 256
-#define HB_LINE_MAX  1000 /* under slurmstepd's chunk: lines never interleave */
+#define HB_LINE_MAX  1000 /* under slurmstepd's chunk: lines never interleave  \
+			   */
 
 struct hb_rank {
 	unsigned rank;
@@ -100,8 +101,8 @@ static int hb_line(const char *node, const struct hb_rank *r, size_t n,
 	int j = snprintf(line, len, "%s%s", node, hb_term ? " TERM" : "");
 
 	for (size_t i = 0; i < n && j > 0 && (size_t)j < len - 64; i++) {
-		uint64_t age = now > r[i].rec.mono_ms ? now - r[i].rec.mono_ms
-						      : 0;
+		uint64_t age =
+		    now > r[i].rec.mono_ms ? now - r[i].rec.mono_ms : 0;
 
 		j += snprintf(line + j, len - (size_t)j, " r%u=%llu/%llu/%c",
 			      r[i].rank, (unsigned long long)r[i].rec.step,
@@ -132,7 +133,8 @@ static void proc_line(pid_t pid, const char *file, const char *key, char *out,
 	if (n <= 0)
 		return;
 	buf[n] = '\0';
-	for (char *l = buf; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+	for (char *l = buf; l && *l;
+	     l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
 		if (strncmp(l, key, strlen(key)) == 0) {
 			snprintf(out, len, "%.*s", (int)strcspn(l, "\n"), l);
 			return;

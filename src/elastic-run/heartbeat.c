@@ -74,9 +74,8 @@ static int hb_spawn(const char *self, unsigned interval_ms, uint32_t job,
 			unsetenv(stale_vars[k]);
 		setenv("ELASTIC_RESTART_COUNT", rs, 1);
 		execlp("srun", "srun", jobarg, narg, "--ntasks-per-node=1",
-		       "--overlap", "--input=all", "-Q",
-		       "--kill-on-bad-exit=0", "--job-name=" HEARTBEAT_NAME,
-		       self, arg, (char *)NULL);
+		       "--overlap", "--input=all", "-Q", "--kill-on-bad-exit=0",
+		       "--job-name=" HEARTBEAT_NAME, self, arg, (char *)NULL);
 		_exit(127);
 	}
 	close(p[1]);
@@ -159,8 +158,7 @@ static void hb_kill_steps(uint32_t job)
 		const job_step_info_t *st = &r->job_steps[i];
 
 		if (st->name && !strcmp(st->name, HEARTBEAT_NAME))
-			compat_kill_job_step(job, st->step_id.step_id,
-					     SIGKILL);
+			compat_kill_job_step(job, st->step_id.step_id, SIGKILL);
 	}
 	slurm_free_job_step_info_response_msg(r);
 }
@@ -216,8 +214,8 @@ static void hb_read(double now)
 		while (s->out >= 0) {
 			n = read(s->out, s->buf + s->len,
 				 sizeof(s->buf) - 1 - s->len);
-			if (n == 0 || (n < 0 && errno != EAGAIN &&
-				       errno != EINTR)) {
+			if (n == 0 ||
+			    (n < 0 && errno != EAGAIN && errno != EINTR)) {
 				close(s->out);
 				s->out = -1;
 			}
@@ -280,9 +278,9 @@ static bool hb_host_answers(const char *node)
 			socklen_t sl = sizeof(rc);
 
 			rc = poll(&p, 1, HB_PROBE_MS) == 1 &&
-					 getsockopt(fd, SOL_SOCKET, SO_ERROR,
-						    &rc, &sl) == 0 &&
-					 rc == 0
+				     getsockopt(fd, SOL_SOCKET, SO_ERROR, &rc,
+						&sl) == 0 &&
+				     rc == 0
 				 ? 0
 				 : -1;
 		}
@@ -343,7 +341,8 @@ bool heartbeat_hung(unsigned restart, unsigned nnodes, struct lost_node *ret)
 	if (!hb.on || (i = pace_hung(&hb.pace, now, &stalled)) < 0)
 		return false;
 	r = &hb.pace.r[i];
-	snprintf(ret->node, sizeof(ret->node), "%s", hb.table.node[r->node].name);
+	snprintf(ret->node, sizeof(ret->node), "%s",
+		 hb.table.node[r->node].name);
 	ret->job = hb.table.node[r->node].job;
 	ret->silent_s = stalled;
 	ret->heard = true;

@@ -128,8 +128,8 @@ int pace_hung(const struct pace *p, double now, double *stalled_s)
 			return -1;
 	for (size_t i = 0; i < p->n; i++) {
 		const struct pace_rank *r = &p->r[i];
-		double since = r->changed > p->save_end ? r->changed
-							 : p->save_end;
+		double since =
+		    r->changed > p->save_end ? r->changed : p->save_end;
 
 		if (!r->watched || now - since <= timeout)
 			continue;
@@ -139,8 +139,8 @@ int pace_hung(const struct pace *p, double now, double *stalled_s)
 			best = (int)i;
 	}
 	if (best >= 0)
-		*stalled_s = now - (p->r[best].changed > p->save_end
-					? p->r[best].changed
-					: p->save_end);
+		*stalled_s =
+		    now - (p->r[best].changed > p->save_end ? p->r[best].changed
+							    : p->save_end);
 	return best;
 }

@@ -28,7 +28,7 @@
 
 struct pace_rank {
 	unsigned rank;
-	size_t node;	/* the reporting node's index (detect.h) */
+	size_t node; /* the reporting node's index (detect.h) */
 	uint64_t step;
 	double changed; /* when it reported its step (launcher's clock) */
 	bool saving;

@@ -28,8 +28,7 @@ static char *nodes_but(const char *list, const char *node)
 }
 
 /* The base without node, as --no-kill does when Slurm marks it down. */
-static const char *shrink_base(uint32_t job, const char *list,
-			       const char *node)
+static const char *shrink_base(uint32_t job, const char *list, const char *node)
 {
 	job_desc_msg_t d;
 	char *rest = nodes_but(list, node);

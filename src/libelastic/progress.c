@@ -42,17 +42,16 @@ static int own_dir(const char *dir)
 
 static void progress_open(void)
 {
-	const char *dir = getenv("ELASTIC_PROGRESS_DIR");
-	const char *rank = getenv("RANK");
-	const char *restart = getenv("ELASTIC_RESTART_COUNT");
+	const char *dir = secure_getenv("ELASTIC_PROGRESS_DIR");
+	const char *rank = secure_getenv("RANK");
+	const char *restart = secure_getenv("ELASTIC_RESTART_COUNT");
 	char path[4096];
 
 	fd = -1;
 	if (!dir || dir[0] != '/' || !rank || !*rank)
 		return;
-	if (own_dir(dir) < 0 ||
-	    snprintf(path, sizeof(path), "%s/rank.%s", dir, rank) >=
-		(int)sizeof(path)) {
+	if (own_dir(dir) < 0 || snprintf(path, sizeof(path), "%s/rank.%s", dir,
+					 rank) >= (int)sizeof(path)) {
 		open_errno = errno ? errno : ENAMETOOLONG;
 		return;
 	}
@@ -83,8 +82,7 @@ static int progress_write(void)
 		errno = EOVERFLOW;
 		return -1;
 	}
-	return pwrite(fd, buf, sizeof(buf), 0) == (ssize_t)sizeof(buf) ? 0
-									: -1;
+	return pwrite(fd, buf, sizeof(buf), 0) == (ssize_t)sizeof(buf) ? 0 : -1;
 }
 
 int elastic_progress(unsigned long long step)

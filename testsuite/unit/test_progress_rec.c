@@ -32,8 +32,8 @@ static void format_fixed(void **state)
 
 static void parse_round_trip(void **state)
 {
-	struct progress_rec r = { 0 }, w = { 9, 1u << 20, 5, PROGRESS_SAVING,
-					     77, 0 };
+	struct progress_rec r = { 0 },
+			    w = { 9, 1u << 20, 5, PROGRESS_SAVING, 77, 0 };
 	char buf[PROGRESS_REC_LEN];
 
 	(void)state;
@@ -55,11 +55,12 @@ static void parse_round_trip(void **state)
 static void parse_bad(void **state)
 {
 	static const char *const bad[] = {
-		"v2 2 120 98765 r 4242 3", "v1 2 120 98765 x 4242 3",
-		"v1 2 120 98765 r 0 3",	   "v1 2 120 98765 r 4242 999",
+		"v2 2 120 98765 r 4242 3",	"v1 2 120 98765 x 4242 3",
+		"v1 2 120 98765 r 0 3",		"v1 2 120 98765 r 4242 999",
 		"v1 2 120 98765 r 4242 3 junk", "v1 2 120",
 	};
-	struct progress_rec r = { 1, 2, 3, PROGRESS_STEPPING, 4, 5 }, before = r;
+	struct progress_rec r = { 1, 2, 3, PROGRESS_STEPPING, 4, 5 },
+			    before = r;
 
 	(void)state;
 	char buf[PROGRESS_REC_LEN];
