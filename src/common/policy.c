@@ -36,6 +36,7 @@ enum key_type {
 	T_ABSPATH, /* absolute, no % escapes; empty = unset */
 	T_HOLDS,   /* 0..POLICY_RELEASE_HOLDS_MAX */
 	T_NOTIFY,  /* yes, no, drop */
+	T_SUSPECT, /* drain, report */
 };
 
 #define F(field) offsetof(struct elastic_policy, field)
@@ -84,6 +85,8 @@ static const struct key {
 	{ "ElasticdResyncInterval", T_SECONDS, F(elasticd_resync_s) },
 	{ "ElasticdQueueInterval", T_SECONDS, F(elasticd_queue_s) },
 	{ "ElasticdNotify", T_NOTIFY, F(elasticd_notify) },
+	{ "SuspectNodes", T_SUSPECT, F(suspect_nodes) },
+	{ "SuspectDrainsPerHour", T_NICE, F(suspect_drains_per_hour) },
 	{ "ElasticdUnitProgram", T_ABSPATH, F(elasticd_unit_program) },
 };
 #undef F
@@ -132,6 +135,17 @@ int policy_parse_notify(const char *s, enum policy_notify *ret)
 		}
 	}
 	return -1;
+}
+
+int policy_parse_suspect(const char *s, enum policy_suspect *ret)
+{
+	if (!strcmp(s, "drain"))
+		*ret = POLICY_SUSPECT_DRAIN;
+	else if (!strcmp(s, "report"))
+		*ret = POLICY_SUSPECT_REPORT;
+	else
+		return -1;
+	return 0;
 }
 
 bool policy_list_has(const struct policy_list *l, const char *name)
@@ -209,6 +223,8 @@ void policy_defaults(struct elastic_policy *p)
 	p->elasticd_notify = POLICY_NOTIFY_YES;
 	p->elasticd_resync_s = POLICY_RESYNC_S_DEFAULT;
 	p->elasticd_queue_s = POLICY_QUEUE_S_DEFAULT;
+	p->suspect_nodes = POLICY_SUSPECT_DRAIN;
+	p->suspect_drains_per_hour = POLICY_SUSPECT_DRAINS_DEFAULT;
 }
 
 static const struct key *find_key(const char *name)
@@ -546,6 +562,13 @@ static int set_key(struct elastic_policy *p, const struct key *k, char *val,
 		return 0;
 	case T_ABSPATH:
 		return set_abspath_key(field, k, val, where, err);
+	case T_SUSPECT:
+		if (policy_parse_suspect(val, field) < 0)
+			return elastic_errorf(err,
+					      "%s: %s=%s: not valid (allowed: "
+					      "drain, report)",
+					      where, k->name, val);
+		return 0;
 	}
 	return elastic_errorf(err, "%s: %s: internal error", where, k->name);
 }

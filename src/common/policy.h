@@ -65,6 +65,16 @@ enum policy_notify {
 const char *policy_notify_name(enum policy_notify n);
 int policy_parse_notify(const char *s, enum policy_notify *ret);
 
+/* SuspectNodes's values: what elasticd does with a node a launcher found
+ * lost, hung or straggling. */
+enum policy_suspect {
+	POLICY_SUSPECT_DRAIN,  /* drain it in Slurm, within the hourly cap */
+	POLICY_SUSPECT_REPORT, /* log and count it only */
+};
+int policy_parse_suspect(const char *s, enum policy_suspect *ret);
+/* SuspectDrainsPerHour's default. */
+#define POLICY_SUSPECT_DRAINS_DEFAULT 4
+
 struct elastic_policy {
 	/* Caps on a job's --elastic-max: the most specific applies. */
 	unsigned max_nodes;		 /* MaxNodes */
@@ -145,6 +155,11 @@ struct elastic_policy {
 	/* ElasticdUnitProgram: what a unit runs to do so; "" = elastic-run
 	 * where it was installed */
 	char elasticd_unit_program[POLICY_PATH_MAX + 1];
+	/* SuspectNodes, and SuspectDrainsPerHour: the most nodes drained in
+	 * any hour, so that a bug or a network blip cannot drain the
+	 * cluster (beyond it, suspects are reported only). */
+	enum policy_suspect suspect_nodes;
+	unsigned suspect_drains_per_hour;
 };
 
 /* ElasticdPollInterval's defaults: the poll is the safety net under

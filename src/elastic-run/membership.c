@@ -276,6 +276,18 @@ int elasticd_notify(const struct apiclient *c, uint32_t job, const char *event,
 	return post_accepted(c, path, timeout_ms, err);
 }
 
+int elasticd_suspect(const struct apiclient *c, uint32_t job,
+		     const char *node, const char *why, unsigned timeout_ms,
+		     elastic_error_t *err)
+{
+	char path[192];
+
+	if (snprintf(path, sizeof(path), "/v1/groups/%u/suspect?node=%s&why=%s",
+		     job, node, why) >= (int)sizeof(path))
+		return elastic_errorf(err, "suspect: node name too long");
+	return post_accepted(c, path, timeout_ms, err);
+}
+
 int elasticd_report(const struct apiclient *c, uint32_t job,
 		    uint64_t generation, long exit_ms, unsigned timeout_ms,
 		    elastic_error_t *err)

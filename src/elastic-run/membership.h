@@ -107,6 +107,15 @@ int elasticd_report(const struct apiclient *c, uint32_t job,
 		    elastic_error_t *err);
 
 /*
+ * POST /v1/groups/<job>/suspect?node=<node>&why=<why>: the launcher found
+ * node lost, hung or straggling (why: lost, hang, straggler); elasticd
+ * drains it or reports it (SuspectNodes).  0, or -1 with err set.
+ */
+int elasticd_suspect(const struct apiclient *c, uint32_t job,
+		     const char *node, const char *why, unsigned timeout_ms,
+		     elastic_error_t *err);
+
+/*
  * POST /v1/groups/<job>/notify?event=<event>: something happened to job
  * that elasticd should read from Slurm now rather than at its next poll
  * (elasticd(8), NOTIFICATIONS).  0, or -1 with err set.

@@ -52,12 +52,19 @@ void release_lost(const struct config *c, struct source *src,
 		  unsigned restart)
 {
 	const char *how = "kept";
+	elastic_error_t err;
 	size_t i;
 
 	for (i = 0; i < ms->n && ms->m[i].job_id != w->lost_job; i++)
 		;
 	if (i == ms->n)
 		return;
+	/* Before it is let go: elasticd takes only a node the group holds. */
+	if (src->have_ed &&
+	    elasticd_suspect(&src->ed, c->job_id, w->lost_node,
+			     strcmp(w->cause, "hang") ? "lost" : "hang",
+			     ED_TIMEOUT_MS, &err) < 0)
+		elog_warn("suspect %s: %s", w->lost_node, err.text);
 	if (w->lost_job != c->job_id) {
 		/* A unit of ours: what Slurm would end at SlurmdTimeout. */
 		if (slurm_kill_job(w->lost_job, SIGKILL, 0) == SLURM_SUCCESS)

@@ -26,6 +26,7 @@
 #include "common/apihash.h"
 #include "common/hostport.h"
 #include "common/log.h"
+#include "common/nodelist.h"
 #include "api.h"
 #include "api_auth.h"
 #include "api_impl.h"
@@ -317,6 +318,40 @@ static enum MHD_Result serve_report(const struct req *rq,
 		     render_report(g->base_job_id), NULL);
 }
 
+/* POST /v1/groups/ID/suspect?node=N&why=W: the group's launcher found
+ * node lost, hung or straggling.  Only a node that one of the group's
+ * running members holds (not one in a preemption's grace): no user can
+ * have another's node drained. */
+static enum MHD_Result serve_suspect(const struct req *rq,
+				     const struct group_info *g)
+{
+	struct suspect_report s = { .group = g->base_job_id };
+	const char *why;
+	size_t i;
+
+	if (route_parse_suspect(MHD_lookup_connection_value(
+				    rq->conn, MHD_GET_ARGUMENT_KIND, "node"),
+				MHD_lookup_connection_value(
+				    rq->conn, MHD_GET_ARGUMENT_KIND, "why"),
+				&s, &why) < 0)
+		return reply_error(rq, MHD_HTTP_BAD_REQUEST, why);
+	for (i = 0; i < g->nmembers; i++)
+		if (g->members[i].state == MEMBER_RUNNING &&
+		    nodelist_has(g->members[i].nodes, s.node))
+			break;
+	if (i == g->nmembers)
+		return reply_error(rq, MHD_HTTP_FORBIDDEN,
+				   "node: not a node that a running job of "
+				   "this group holds");
+	if (api_queue_suspect(&s) < 0)
+		return reply_error(rq, MHD_HTTP_SERVICE_UNAVAILABLE,
+				   "too many suspect nodes queued: try again "
+				   "in a few seconds");
+	api_wake();
+	return reply(rq, MHD_HTTP_ACCEPTED, JSON_TYPE,
+		     render_suspect(g->base_job_id, s.node), NULL);
+}
+
 /* Read job id at the next cycle, which comes at once where notifications
  * are taken, unless the caller's wake-ups are over their rate (a flood of
  * them would be a flood of reads on slurmctld). */
@@ -448,6 +483,8 @@ static enum MHD_Result serve_v1(const struct req *rq, const struct route *r,
 			     render_raise(g->base_job_id), NULL);
 	case ROUTE_REPORT:
 		return serve_report(rq, g);
+	case ROUTE_SUSPECT:
+		return serve_suspect(rq, g);
 	default:
 		return reply_error(rq, MHD_HTTP_NOT_FOUND, "no such path");
 	}

@@ -59,6 +59,9 @@ int api_take_raise_requests(uint32_t *ids, size_t max);
  * the caller may act on the group and the arguments' bounds.
  */
 int api_take_reports(struct launch_report *out, size_t max);
+/* The suspect nodes the groups' launchers named (POST
+ * /v1/groups/ID/suspect), each checked to be a node of the group's. */
+int api_take_suspects(struct suspect_report *out, size_t max);
 
 /*
  * Job ids that callers asked about (GET /v1/groups/ID and the like) and

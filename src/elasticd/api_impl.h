@@ -28,6 +28,7 @@
 #define API_TIMEOUT	     10		/* seconds a connection may idle */
 #define API_MEMORY	     (32 << 10) /* per connection: request headers */
 #define API_RAISE_MAX	     1024	/* raise requests not yet taken */
+#define API_SUSPECT_MAX	     64		/* suspect nodes not yet taken */
 #define API_LOOKUP_MAX	     16		/* unknown ids asked about, a cycle */
 #define API_ADMINS_REFRESH_S 60		/* re-resolve admin names */
 
@@ -53,6 +54,8 @@ struct api_state {
 	size_t nraise;
 	struct launch_report report[API_RAISE_MAX];
 	size_t nreport;
+	struct suspect_report suspect[API_SUSPECT_MAX];
+	size_t nsuspect;
 	uint32_t lookup[API_LOOKUP_MAX];
 	size_t nlookup;
 	/* Jobs notified as ending or losing a member: read at every cycle
@@ -86,6 +89,7 @@ struct held_view *api_view_get(void);
 void api_view_put(struct held_view *h);
 int api_queue_raise(uint32_t id);
 int api_queue_report(const struct launch_report *rep);
+int api_queue_suspect(const struct suspect_report *s);
 void api_queue_lookup(uint32_t id);
 void api_queue_follow(uint32_t id);
 void api_queue_started(uint32_t id, const char *nodes);

@@ -192,6 +192,11 @@ char *render_report(uint32_t id)
 	return render_accepted(id, "report", "queued");
 }
 
+char *render_suspect(uint32_t id, const char *node)
+{
+	return render_accepted(id, "suspect", node);
+}
+
 char *render_notify(uint32_t id, const char *event)
 {
 	return render_accepted(id, "notify", event);
@@ -295,6 +300,18 @@ char *render_metrics(const struct elasticd_view *v)
 	       "before a read of Slurm.");
 	fprintf(f, "elasticd_unit_starts_told_total %" PRIu64 "\n",
 		m->starts_told);
+
+	family(f, "elasticd_suspect_nodes_total", "counter",
+	       "Nodes the groups' launchers found lost, hung or straggling, "
+	       "by what elasticd did (SuspectNodes).");
+	fprintf(f,
+		"elasticd_suspect_nodes_total{action=\"drained\"} %" PRIu64
+		"\n",
+		m->suspects_drained);
+	fprintf(f,
+		"elasticd_suspect_nodes_total{action=\"reported\"} %" PRIu64
+		"\n",
+		m->suspects_reported);
 
 	family(f, "elasticd_slurm_rpcs_total", "counter",
 	       "RPCs sent to slurmctld.");

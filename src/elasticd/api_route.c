@@ -70,6 +70,8 @@ void route_parse(const char *method, const char *path, struct route *ret)
 		return route_set(ret, ROUTE_REPORT, id, POST, post);
 	if (!strcmp(rest, "/notify"))
 		return route_set(ret, ROUTE_NOTIFY, id, POST, post);
+	if (!strcmp(rest, "/suspect"))
+		return route_set(ret, ROUTE_SUSPECT, id, POST, post);
 }
 
 static const char *const notify_names[] = {
@@ -144,9 +146,36 @@ int route_parse_report(const char *generation, const char *exit_ms,
 	return 0;
 }
 
+int route_parse_suspect(const char *node, const char *because,
+			struct suspect_report *ret, const char **why)
+{
+	static const char *const kinds[] = { "lost", "hang", "straggler" };
+	size_t n = node ? strlen(node) : 0;
+
+	if (n == 0 || n > SUSPECT_NODE_MAX ||
+	    strspn(node, "abcdefghijklmnopqrstuvwxyz"
+			 "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.") != n) {
+		*why = "node: a node name is required (allowed: 1 to 64 "
+		       "letters, digits and -_.)";
+		return -1;
+	}
+	for (size_t i = 0; because && i < sizeof(kinds) / sizeof(kinds[0]);
+	     i++) {
+		if (!strcmp(because, kinds[i])) {
+			memcpy(ret->node, node, n + 1);
+			snprintf(ret->why, sizeof(ret->why), "%s", kinds[i]);
+			return 0;
+		}
+	}
+	*why = "why: what the node did is required (allowed: lost, hang, "
+	       "straggler)";
+	return -1;
+}
+
 bool route_needs_auth(const struct route *r)
 {
 	return r->kind == ROUTE_GROUPS || r->kind == ROUTE_GROUP ||
 	       r->kind == ROUTE_EVENTS || r->kind == ROUTE_RAISE ||
-	       r->kind == ROUTE_REPORT || r->kind == ROUTE_NOTIFY;
+	       r->kind == ROUTE_REPORT || r->kind == ROUTE_NOTIFY ||
+	       r->kind == ROUTE_SUSPECT;
 }

@@ -21,6 +21,7 @@ enum route_kind {
 	ROUTE_RAISE,	 /* POST /v1/groups/ID/raise */
 	ROUTE_REPORT, /* POST /v1/groups/ID/report?generation=G[&exit_ms=M] */
 	ROUTE_NOTIFY, /* POST /v1/groups/ID/notify?event=E */
+	ROUTE_SUSPECT, /* POST /v1/groups/ID/suspect?node=N&why=W */
 };
 
 struct route {
@@ -40,6 +41,12 @@ void route_parse(const char *method, const char *path, struct route *ret);
  * with *why set to a static message naming the argument. */
 int route_parse_report(const char *generation, const char *exit_ms,
 		       struct launch_report *ret, const char **why);
+
+/* The suspect report's arguments: a node name (letters, digits, -_.; 1
+ * to SUSPECT_NODE_MAX), and why: lost, hang or straggler.  0, or -1 with
+ * *why set to a static message naming the argument. */
+int route_parse_suspect(const char *node, const char *because,
+			struct suspect_report *ret, const char **why);
 
 /* What a notification says happened to job ID (elasticd(8),
  * NOTIFICATIONS): only logged and counted, elasticd reads the job. */

@@ -181,6 +181,24 @@ static int take(void *out, void *queue, size_t *n, size_t max, size_t size)
 	return (int)k;
 }
 
+int api_queue_suspect(const struct suspect_report *s)
+{
+	int rc = 0;
+
+	pthread_mutex_lock(&api.lock);
+	if (api.nsuspect == API_SUSPECT_MAX)
+		rc = -1;
+	else
+		api.suspect[api.nsuspect++] = *s;
+	pthread_mutex_unlock(&api.lock);
+	return rc;
+}
+
+int api_take_suspects(struct suspect_report *out, size_t max)
+{
+	return take(out, api.suspect, &api.nsuspect, max, sizeof(out[0]));
+}
+
 int api_take_reports(struct launch_report *out, size_t max)
 {
 	return take(out, api.report, &api.nreport, max, sizeof(out[0]));

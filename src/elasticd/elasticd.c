@@ -41,6 +41,8 @@
 #include "reconcile.h"
 #include "slurmio.h"
 #include "submitq.h"
+#include "drain.h"
+#include "suspect.h"
 
 #define PROG		"elasticd"
 #define STATE_FILE	"groups"
@@ -65,6 +67,7 @@ static struct {
 	bool ctld_down;
 	unsigned poll_ms;	   /* ElasticdPollInterval, or its default */
 	enum policy_notify notify; /* ElasticdNotify, as it can be */
+	struct suspect_window suspects; /* drains of the last hour */
 } ctx;
 
 static int64_t now_ms(void)
@@ -385,6 +388,41 @@ static void api_reports(void)
 			    reps[i].group);
 }
 
+/* Nodes the groups' launchers found lost, hung or straggling (checked
+ * by the API to be the group's own): drained within the hourly cap, or
+ * reported.  Never a preemption: a launcher names no leaving node, and
+ * the API takes none that a preempted member holds. */
+static void api_suspects(void)
+{
+	struct suspect_report s[RAISE_BATCH];
+	int n = api_take_suspects(s, RAISE_BATCH);
+
+	for (int i = 0; i < n; i++) {
+		enum suspect_action a = suspect_decide(
+		    &ctx.suspects, ctx.policy.suspect_nodes,
+		    ctx.policy.suspect_drains_per_hour, now_ms());
+		char reason[128];
+		elastic_error_t err;
+
+		snprintf(reason, sizeof(reason),
+			 "slurm-elastic: job %u: %s (from its launcher)",
+			 s[i].group, s[i].why);
+		if (a == SUSPECT_DRAIN && drain_node(s[i].node, reason, &err) < 0) {
+			elog_error("group %u: %s", s[i].group, err.text);
+			a = SUSPECT_REPORT;
+		}
+		if (a == SUSPECT_DRAIN)
+			ctx.m.suspects_drained++;
+		else
+			ctx.m.suspects_reported++;
+		elog_info("group %u: node %s suspect (%s): %s; %zu drained "
+			  "in the last hour (SuspectDrainsPerHour=%u)",
+			  s[i].group, s[i].node, s[i].why,
+			  suspect_action_name(a), suspect_drains(&ctx.suspects),
+			  ctx.policy.suspect_drains_per_hour);
+	}
+}
+
 /* ------------------------------------------------------------ the loop */
 
 /* How long a job notified as ending, or as losing a member, is read at
@@ -466,6 +504,7 @@ static void cycle(bool full)
 	perform(&ctx.actions, now);
 	api_raises();
 	api_reports();
+	api_suspects();
 	state_save();
 
 	ctx.m.slurm_rpcs_last_cycle = slurmio_rpcs_cycle(ctx.io);
@@ -484,6 +523,8 @@ static void cycle(bool full)
 	api_notify_counts(&v->metrics.notified, &v->metrics.notify_dropped);
 	v->metrics.light_cycles = ctx.m.light_cycles += !full && changed;
 	v->metrics.starts_told = slurmio_starts_told(ctx.io);
+	v->metrics.suspects_drained = ctx.m.suspects_drained;
+	v->metrics.suspects_reported = ctx.m.suspects_reported;
 	api_publish(v);
 	/* Units taken as started on slurmstepd's word, acted on first: the
 	 * reads that were due come in a cycle now. */

@@ -107,6 +107,15 @@ struct launch_report {
 	int64_t exit_ms;
 };
 
+/* A node a group's launcher found lost, hung or straggling
+ * (POST /v1/groups/ID/suspect). */
+#define SUSPECT_NODE_MAX 64
+struct suspect_report {
+	uint32_t group;
+	char node[SUSPECT_NODE_MAX + 1];
+	char why[16]; /* lost, hang, straggler */
+};
+
 /* Counters for /metrics, cumulative since elasticd started. */
 struct elasticd_metrics {
 	uint64_t cycles;		/* reconcile cycles */
@@ -123,6 +132,8 @@ struct elasticd_metrics {
 	uint64_t notified, notify_dropped, light_cycles;
 	/* units taken as started on slurmstepd's word, without a read */
 	uint64_t starts_told;
+	/* suspect nodes drained in Slurm, and reported only */
+	uint64_t suspects_drained, suspects_reported;
 };
 
 /* Everything the API serves, as of the end of one cycle. */

@@ -472,7 +472,7 @@ def paths_report(out, params):
     for kind, what, target in (
             ("shrink", "event -> first step", "< 1 s"),
             ("grow", "event -> first step (in place: joiners ready -> first step)", "< 1 s"),
-            ("crash", "launcher's event (Slurm's detection) -> first step",
+            ("crash", "launcher's event (its heartbeats, or Slurm) -> first step",
              "< fault timeout %g + 2 s" % fault)):
         figs = []
         for path in ("restart", "in-place"):

@@ -86,9 +86,12 @@ ed_write_conf() {
 		# the owners' jobs read every N s (default 60), the groups'
 		# jobs by id between; ED_QUEUE=M: the whole queue every M s
 		# (10 here, not the default hour: the tests' groups run no
-		# launcher that would ask for them).  A test's own keys win.
+		# launcher that would ask for them).  Suspect nodes are
+		# reported, not drained: the tests boot crashed nodes and
+		# want them back (t0122 and t0124 drain).  A test's own keys
+		# win.
 		for kv in "ElasticdNotify=${ED_NOTIFY:-}" "ElasticdResyncInterval=${ED_RESYNC:-}" \
-			"ElasticdQueueInterval=${ED_QUEUE:-10}"; do
+			"ElasticdQueueInterval=${ED_QUEUE:-10}" "SuspectNodes=report"; do
 			case " $* " in *" ${kv%%=*}="*) continue ;; esac
 			[ -z "${kv#*=}" ] || echo "$kv"
 		done
@@ -558,5 +561,16 @@ node_resume() {
 }
 # node_down_seen NODE: slurmctld has marked NODE down.
 node_down_seen() { case $(node_state "$1") in down*) return 0 ;; esac; return 1; }
+# drained_for NODE: "STATE|REASON" (drained|slurm-elastic: job 12: lost ...).
+drained_for() { sinfo -h -N -n "$1" -o '%T|%E' 2>/dev/null | head -n1; }
+# resume_suspects: every node elasticd drained back in service (at exit
+# of the tests that let it drain).
+resume_suspects() {
+	local n
+	for n in $(sinfo -h -N -R -o '%N %E' 2>/dev/null | awk '/slurm-elastic:/ { print $1 }' | sort -u); do
+		scontrol update NodeName="$n" State=RESUME 2>/dev/null
+	done
+	return 0
+}
 # node_state NODE: sinfo's short state (idle, alloc, drain, down*...).
 node_state() { sinfo -h -N -n "$1" -o '%t' | head -n1; }

@@ -14,12 +14,15 @@
 #   4. a unit's node split from the other compute nodes while it and they
 #      still reach the controller (Slurm sees nothing wrong, ever): the
 #      world goes on with the side that holds the batch host.
-# No other node is ever taken for lost (no false alarm).
+# No other node is ever taken for lost (no false alarm).  elasticd drains
+# each node named (SuspectNodes=drain), three in the hour at most
+# (SuspectDrainsPerHour=3): the fourth is only reported.  An admin
+# resumes them (State=RESUME) once repaired.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/elasticd.sh"
 ed_setup
 
-plan 36
+plan 40
 
 [ "${MC_HOSTS:-0}" = 1 ] || bail "needs the cluster of hosts (MC_HOSTS=1)"
 HB=3 FAULT=2
@@ -48,6 +51,8 @@ EOS
 chmod 755 "$ED_TMP/worker.sh"
 out=$W/out
 
+ed_write_conf SuspectNodes=drain SuspectDrainsPerHour=3
+at_exit resume_suspects
 ok "elasticd starts" ed_start
 base=$(ED_WRAP="exec $RUN -- $ED_TMP/worker.sh" \
 	submit_group "$TEST_USER" --elastic-min=2 --elastic-max=3 --elastic-step=1 \
@@ -92,8 +97,11 @@ took=$(secs_since "$tc")
 figure "heartbeat: crash of a unit's node to ranks up at 2 nodes: $took s (fault timeout $FAULT s)"
 ok "1: ... before Slurm marks $node down" bash -c "! sinfo -h -N -n $node -o %t | grep -q '^down'"
 is "1: no failure counted against --max-restarts" "$(grep -c 'event=failure' "$out")" 0
+drained() { drained_for "$1" | grep -qE "^drain[a-z*]*\|slurm-elastic: job $base: $2 "; }
+ok "1: elasticd drained $node, saying why" wait_until 10 drained "$node" lost || diag "$(drained_for "$node")"
 mark=$(wc -l <"$out")
 ok "1: $node boots" node_resume "$node"
+scontrol update NodeName="$node" State=RESUME
 ok "1: a unit brings the world back to 3" wait_until 90 up_after 3 "$mark"
 
 # --- 2. the base's second node crashes --------------------------------------------
@@ -107,8 +115,10 @@ is "2: the base runs on its batch host" "$(job_field "$base" JobState) $(job_fie
 ok "2: it runs at 2 nodes: the base's batch host and the unit" wait_until 60 up_after 2 "$mark"
 figure "heartbeat: crash of the base's second node to ranks up at 2 nodes: $(secs_since "$tc") s"
 is "2: still no failure counted" "$(grep -c 'event=failure' "$out")" 0
+ok "2: elasticd drained $bnode" wait_until 10 drained "$bnode" lost || diag "$(drained_for "$bnode")"
 mark=$(wc -l <"$out")
 ok "2: $bnode boots" node_resume "$bnode"
+scontrol update NodeName="$bnode" State=RESUME
 ok "2: a unit brings the world back to 3" wait_until 90 up_after 3 "$mark"
 
 # --- 3. a unit's node is cut off, its processes alive ----------------------------
@@ -123,6 +133,7 @@ ok "3: elastic-run names the cut-off $node lost" wait_until 30 bash -c "grep -qE
 like "3: ... and cancels its unit $unit" "$(released "$node")" "job=$unit slurm=cancelled"
 ok "3: it runs at 2 nodes" wait_until 60 up_after 2 "$mark"
 figure "heartbeat: a unit's node cut off to ranks up at 2 nodes: $(secs_since "$tc") s"
+ok "3: elasticd drained $node" wait_until 10 drained "$node" lost || diag "$(drained_for "$node")"
 heal
 ok "3: with its link back, its unit ends in Slurm" wait_until 60 job_gone_or_done "$unit"
 unlike_world() { ! grep -E 'event=(launch|relaunch) ' "$out" | tail -n1 | grep -qE ":$node([, ]|\$)"; }
@@ -130,6 +141,7 @@ ok "3: the cut-off node is in no world since (no split brain)" unlike_world
 
 # --- 4. a unit's node split from the other compute nodes --------------------------
 mark=$(wc -l <"$out")
+scontrol update NodeName="$node" State=RESUME
 scancel "$fill"
 ok "4: with the last node free again, a unit brings the world back to 3" wait_until 90 up_after 3 "$mark"
 unit=$(newest_unit)
@@ -146,7 +158,9 @@ like "4: ... and cancels its unit $unit" "$(released "$node")" "job=$unit slurm=
 ok "4: the world goes on without it" wait_until 60 bash -c "tail -n +$((mark + 1)) '$out' | grep -qE 'event=ranks-up '"
 figure "heartbeat: a unit's node split from the other compute nodes to ranks up without it: $(secs_since "$tc") s"
 ok "4: ... on the batch host's side (no split brain)" unlike_world
-like "4: Slurm saw nothing wrong with $node" "$(sinfo -h -N -n "$node" -o %t)" '^(idle|alloc|mix|comp)$'
+capped() { grep -q "node $node suspect (lost): reported (SuspectDrainsPerHour reached)" "$ED_LOG"; }
+ok "4: elasticd only reports $node: three drains this hour already" wait_until 10 capped
+like "4: Slurm saw nothing wrong with $node, and it is not drained" "$(sinfo -h -N -n "$node" -o %t)" '^(idle|alloc|mix|comp)$'
 unsplit
 -----------------------------------------------------------
 is "four nodes named lost, no other" "$(grep -c 'cause=node-lost' "$out")" 4

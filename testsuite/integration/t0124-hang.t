@@ -15,7 +15,7 @@
 . "$(dirname "$0")/elasticd.sh"
 ed_setup
 
-plan 16
+plan 17
 
 [ "${MC_HOSTS:-0}" = 1 ] || bail "needs the cluster of hosts (MC_HOSTS=1)"
 HANG=10
@@ -53,6 +53,8 @@ sys.exit(0)
 EOS
 chmod 644 "$ED_TMP/rank.py"
 
+ed_write_conf SuspectNodes=drain
+at_exit resume_suspects
 ok "elasticd starts" ed_start
 touch "$W/slowstart"
 base=$(ED_WRAP="export PYTHONPATH=$ELASTIC_SRCDIR/contribs/python; exec $RUN -- $PYTHON $ED_TMP/rank.py" \
@@ -95,5 +97,7 @@ ok "2: the unit on $node is let go" wait_until 20 bash -c "tail -n +$((mark + 1)
 ok "2: it trains on at 2 nodes" wait_until 60 bash -c "tail -n +$((mark + 1)) '$out' | grep -qE 'event=ranks-up restart=[0-9]+ nnodes=2 '"
 figure "hang: a rank stopped to ranks up at 2 nodes: $(secs_since "$ts") s"
 is "2: no failure counted against --max-restarts" "$(grep -c 'event=failure' "$out")" 0
+hung_drained() { drained_for "$node" | grep -qE "^drain[a-z*]*\|slurm-elastic: job $base: hang "; }
+ok "2: elasticd drained $node, saying why" wait_until 10 hung_drained || diag "$(drained_for "$node")"
 kill -CONT "$pid" 2>/dev/null
 done_testing

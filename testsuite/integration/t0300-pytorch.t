@@ -93,9 +93,10 @@ ok "... at step $fail_step: the event's (${ev_step:-none}), a periodic one after
 	eval '[ -n "$fail_step" ] && { [ "$fail_step" = "$ev_step" ] || [ "$fail_step" = "$back_step" ] ||
 		{ [ $((fail_step % EVERY)) -eq 0 ] && [ "$fail_step" -ge "$back_step" ]; }; }'
 is "elastic-run counted no failure: every relaunch was an elastic event" "$(log 'event=failure' | wc -l)" 0
-# However the ranks learned of it (a lost member, the world changing, a
-# peer's flag with the event status), it was an elastic event.
-like "the failure was seen as an elastic event" "$(log 'event=event .*cause=(member-exit|membership|ranks-event|world-changed)' | tail -n1)" "cause=(member-exit job=$unit|membership .*members=4->3|ranks-event|world-changed)"
+# However the ranks learned of it (the node's heartbeats, a lost member,
+# the world changing, a peer's flag with the event status), it was an
+# elastic event.
+like "the failure was seen as an elastic event" "$(log 'event=event .*cause=(node-lost|member-exit|membership|ranks-event|world-changed)' | tail -n1)" "cause=(node-lost node=$node job=$unit|member-exit job=$unit|membership .*members=4->3|ranks-event|world-changed)"
 
 # Exactly once: every (epoch, sample) processed once, except the samples
 # of the steps the failed world redid after its last checkpoint.

@@ -53,6 +53,8 @@ static void route_paths(void **state)
 		{ "GET", "/v1/groups/42/report", ROUTE_REPORT, 42, false },
 		{ "POST", "/v1/groups/42/report/", ROUTE_NOT_FOUND, 0, true },
 		{ "POST", "/v1/groups/42/notify", ROUTE_NOTIFY, 42, true },
+		{ "POST", "/v1/groups/42/suspect", ROUTE_SUSPECT, 42, true },
+		{ "GET", "/v1/groups/42/suspect", ROUTE_SUSPECT, 42, false },
 		{ "GET", "/v1/groups/42/notify", ROUTE_NOTIFY, 42, false },
 		{ "PUT", "/v1/groups/42", ROUTE_GROUP, 42, false },
 		/* Nothing else exists. */
@@ -225,6 +227,42 @@ static void report_args(void **state)
 				 -1);
 		assert_non_null(strstr(why, "exit_ms:"));
 	}
+}
+
+/* A suspect node: a plain node name, and one of three faults. */
+static void suspect_args(void **state)
+{
+	static const char *const bad_node[] = {
+		NULL, "", "n[1-2]", "n1,n2", "n 1", "n1;x", "n1&why=hang",
+		"12345678901234567890123456789012345678901234567890123456789012345",
+	};
+	static const char *const bad_why[] = { NULL, "", "crash", "Hang",
+					       "lost " };
+	struct suspect_report s = { 0 };
+	const char *why = NULL;
+
+	(void)state;
+	assert_int_equal(route_parse_suspect("gpu-007.a_b", "hang", &s, &why),
+			 0);
+	assert_string_equal(s.node, "gpu-007.a_b");
+	assert_string_equal(s.why, "hang");
+	assert_int_equal(route_parse_suspect("n1", "lost", &s, &why), 0);
+	assert_int_equal(route_parse_suspect("n1", "straggler", &s, &why), 0);
+	for (size_t i = 0; i < sizeof(bad_node) / sizeof(bad_node[0]); i++) {
+		why = NULL;
+		assert_int_equal(route_parse_suspect(bad_node[i], "lost", &s,
+						     &why),
+				 -1);
+		assert_non_null(strstr(why, "node: "));
+	}
+	for (size_t i = 0; i < sizeof(bad_why) / sizeof(bad_why[0]); i++) {
+		why = NULL;
+		assert_int_equal(route_parse_suspect("n1", bad_why[i], &s, &why),
+				 -1);
+		assert_string_equal(why, "why: what the node did is required "
+					 "(allowed: lost, hang, straggler)");
+	}
+	assert_true(route_needs_auth(&(struct route){ .kind = ROUTE_SUSPECT }));
 }
 
 static void route_allow_and_auth(void **state)
@@ -542,6 +580,7 @@ int main(void)
 		cmocka_unit_test(route_paths),
 		cmocka_unit_test(route_allow_and_auth),
 		cmocka_unit_test(report_args),
+		cmocka_unit_test(suspect_args),
 		cmocka_unit_test(notify_args),
 		cmocka_unit_test(route_nodes),
 		cmocka_unit_test(lookup_limit),

@@ -404,6 +404,10 @@ static void metrics_values(void **state)
 	    sample(t, "elasticd_notifications_total{action=\"dropped\"}") == 3);
 	assert_true(sample(t, "elasticd_notified_cycles_total") == 5);
 	assert_true(sample(t, "elasticd_unit_starts_told_total") == 4);
+	assert_true(sample(t, "elasticd_suspect_nodes_total{action=\"drained\"}") ==
+		    2);
+	assert_true(
+	    sample(t, "elasticd_suspect_nodes_total{action=\"reported\"}") == 6);
 	assert_true(sample(t, "elasticd_slurm_rpcs_last_cycle") == 2);
 	assert_true(sample(t, "elasticd_units_submitted_total") == 3);
 	assert_true(sample(t, "elasticd_units_cancelled_total") == 1);
@@ -491,7 +495,7 @@ static void metrics_format(void **state)
 				fail_msg("counter %s lacks _total", name);
 		}
 	}
-	assert_int_equal(nfamilies, 17);
+	assert_int_equal(nfamilies, 18);
 	regfree(&re_help);
 	regfree(&re_type);
 	regfree(&re_sample);

@@ -217,9 +217,50 @@ static void first_host(void **state)
 	assert_null(nodelist_first_host(""));
 }
 
+/* A node in a list: the suspect node a launcher names must be its own. */
+static void list_has(void **state)
+{
+	static const struct {
+		const char *list, *node;
+		bool has;
+	} cases[] = {
+		{ "n1", "n1", true },
+		{ "n1", "n11", false },
+		{ "n[1-3]", "n2", true },
+		{ "n[1-3]", "n4", false },
+		{ "n[1-3]", "n", false },
+		{ "n[1-3,7]", "n7", true },
+		{ "n[1-3,7],m5", "m5", true },
+		{ "m5,n[1-3,7]", "n3", true },
+		{ "gpu[003-004,9]", "gpu004", true },
+		{ "gpu[003-004,9]", "gpu4", false },
+		{ "gpu[003-004,9]", "gpu9", true },
+		{ "n[1-10]", "n01", false },
+		{ "n[1-10]", "n10", true },
+		{ "n[0-2]", "n0", true },
+		{ "rack1-n[5-6]", "rack1-n6", true },
+		{ "rack1-n[5-6]", "rack2-n6", false },
+		{ "n[1-2]x", "n2x", true },
+		{ "n[1-2]x", "n2", false },
+		{ "r[1-2]n[1-2]", "r1n1", false },
+		{ "n[1-", "n1", false },
+		{ "n[a-b]", "na", false },
+		{ "", "n1", false },
+		{ "n1", "", false },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < N(cases); i++)
+		if (nodelist_has(cases[i].list, cases[i].node) != cases[i].has)
+			fail_msg("%s in %s: want %d", cases[i].node,
+				 cases[i].list, cases[i].has);
+	assert_false(nodelist_has(NULL, "n1"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(list_has),
 		cmocka_unit_test(unit_tag_round_trip),
 		cmocka_unit_test(unit_tag_bad),
 		cmocka_unit_test(snapshot_lookup),

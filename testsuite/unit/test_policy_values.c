@@ -43,6 +43,9 @@ static const struct {
 	{ "MinHeartbeatTimeout",
 	  offsetof(struct elastic_policy, min_heartbeat_timeout), 0, 86400,
 	  "DefaultHeartbeatTimeout=0\n" },
+	{ "SuspectDrainsPerHour",
+	  offsetof(struct elastic_policy, suspect_drains_per_hour), 0, 1000000,
+	  "" },
 	{ "UnitNice", offsetof(struct elastic_policy, unit_nice), 0, 1000000,
 	  "" },
 	{ "MaxKeep", offsetof(struct elastic_policy, max_keep), 1, 1000,
@@ -132,6 +135,27 @@ static void heartbeat_keys(void **state)
 	must_fail_policy("MinHeartbeatTimeout=10\n",
 			 "e.conf: DefaultHeartbeatTimeout=5 is below "
 			 "MinHeartbeatTimeout=10");
+}
+
+/* SuspectNodes: drain (the default) or report. */
+static void suspect_key(void **state)
+{
+	struct elastic_policy p;
+
+	(void)state;
+	must_parse_policy(&p, "");
+	assert_int_equal(p.suspect_nodes, POLICY_SUSPECT_DRAIN);
+	assert_int_equal(p.suspect_drains_per_hour, 4);
+	must_parse_policy(&p, "SuspectNodes=report\n");
+	assert_int_equal(p.suspect_nodes, POLICY_SUSPECT_REPORT);
+	must_parse_policy(&p, "SuspectNodes=drain\n");
+	assert_int_equal(p.suspect_nodes, POLICY_SUSPECT_DRAIN);
+	must_fail_policy("SuspectNodes=yes\n",
+			 "e.conf:1: SuspectNodes=yes: not valid (allowed: "
+			 "drain, report)");
+	must_fail_policy("SuspectNodes=\n",
+			 "e.conf:1: SuspectNodes=: not valid (allowed: "
+			 "drain, report)");
 }
 
 static void bool_key(void **state)
@@ -591,6 +615,7 @@ int main(void)
 		cmocka_unit_test(numeric_good),
 		cmocka_unit_test(numeric_bad),
 		cmocka_unit_test(heartbeat_keys),
+		cmocka_unit_test(suspect_key),
 		cmocka_unit_test(bool_key),
 		cmocka_unit_test(list_good),
 		cmocka_unit_test(list_bad),
