@@ -18,8 +18,12 @@ static char *nodes_but(const char *list, const char *node)
 			kept++;
 		free(name);
 	}
-	if (kept)
-		out = slurm_hostlist_ranged_string_malloc(rest);
+	/* (24.11 has no _malloc form: a buffer of the pool's size.) */
+	if (kept && (out = malloc(MEMBERS_NODES_POOL)) &&
+	    slurm_hostlist_ranged_string(rest, MEMBERS_NODES_POOL, out) < 0) {
+		free(out);
+		out = NULL;
+	}
 	if (all)
 		slurm_hostlist_destroy(all);
 	if (rest)
