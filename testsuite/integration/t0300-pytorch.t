@@ -11,7 +11,7 @@
 . "$(dirname "$0")/pytorch.sh"
 ed_setup
 
-plan 29
+plan 31
 
 pytorch_setup
 
@@ -111,5 +111,9 @@ steps=$(log '^train_ddp: done: ' | sed -E 's/.* ([0-9]+) steps.*/\1/')
 is "the total number of steps is that of an uninterrupted run" "$steps" "$((EPOCHS * STEPS_PER_EPOCH))"
 ok "checkpoints were written in --elastic-checkpoint-dir" test -n "$(ls "$W/ckpt/$base" 2>/dev/null)"
 diag "timeline:" && grep -E 'elastic-run: .*event=(launch|relaunch|event|ranks-up|done)' "$out" | sed 's/^/#   /' || true
+# No false alarm through imports, checkpoints, resizes and a loaded
+# machine: the crashed node alone was named, no rank hung.
+is "no rank was taken as hung" "$(log 'elastic-run: .* event=hang ' | wc -l)" 0
+like "no node but the crashed one was named lost" "$(log 'cause=node-lost ' | sed -E 's/.* node=([^ ]+) .*/\1/' | sort -u | tr '\n' ' ')" "^($node )?$"
 ok "elasticd stops on SIGTERM" ed_stop
 done_testing

@@ -11,7 +11,7 @@
 . "$(dirname "$0")/pytorch.sh"
 ed_setup
 
-plan 34
+plan 36
 pytorch_setup
 
 SAMPLES=2048 BATCH=64 EVERY=20
@@ -156,5 +156,9 @@ ok "the final loss ($loss) is the uninterrupted run's ($REF) within float tolera
 ok "periodic checkpoints were still written" test -n "$(ls "$W/ckpt/$base" 2>/dev/null)"
 diag "timeline:" && grep -E 'elastic-run: .*event=(launch|event|joining|resize|resized|fallback|done)' "$out" | sed 's/^/#   /' || true
 for s in $(log 'elastic-run: .* event=resized ' | sed -nE 's/.* seconds=([0-9.]+).*/\1/p'); do figure "in-place resize, event to all ranks joined: $s s"; done
+# No false alarm through imports, checkpoints, resizes and a loaded
+# machine: the crashed node alone was named, no rank hung.
+is "no rank was taken as hung" "$(log 'elastic-run: .* event=hang ' | wc -l)" 0
+like "no node but the crashed one was named lost" "$(log 'cause=node-lost ' | sed -E 's/.* node=([^ ]+) .*/\1/' | sort -u | tr '\n' ' ')" "^($node )?$"
 ok "elasticd stops on SIGTERM" ed_stop
 done_testing
