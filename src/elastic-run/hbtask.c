@@ -83,8 +83,14 @@ static size_t hb_ranks(const char *dir, unsigned restart, struct hb_rank *out)
 			continue;
 		if (pread(fd, buf, sizeof(buf), 0) == (ssize_t)sizeof(buf) &&
 		    progress_rec_parse(buf, sizeof(buf), &out[n].rec) == 0 &&
-		    out[n].rec.restart == restart)
-			out[n++].rank = (unsigned)rank;
+		    out[n].rec.restart == restart) {
+			/* A rank that is gone (its node crashed, it left in
+			 * place) wrote its last: its record goes. */
+			if (kill(out[n].rec.pid, 0) != 0 && errno == ESRCH)
+				unlinkat(dirfd(d), e->d_name, 0);
+			else
+				out[n++].rank = (unsigned)rank;
+		}
 		close(fd);
 	}
 	if (d)

@@ -58,6 +58,10 @@ static int pace_report(struct pace *p, unsigned rank, size_t node,
 
 	if (!r)
 		return -1;
+	/* A rank's number on another node, written before what we have:
+	 * a record left by an earlier world there, not this rank. */
+	if (r->changed != 0 && node != r->node && at < r->changed)
+		return 0;
 	fresh = r->changed == 0;
 	if (!fresh && step > r->step && at > r->changed)
 		pace_ring_add(p, (at - r->changed) / (double)(step - r->step));

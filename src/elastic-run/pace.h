@@ -12,9 +12,11 @@
  * is not a hang) or its step moved since: so never during its first
  * step.  While any rank says it is saving a checkpoint, none is hung
  * (the others wait for it in a collective), and once it is done every
- * rank's silence counts from the end of the save.  The timeout is the job's
- * --elastic-hang-timeout, or else the larger of PACE_MIN_TIMEOUT_S and
- * PACE_STEPS_TIMEOUT median steps.
+ * rank's silence counts from the end of the save.  A rank's number that
+ * two nodes report is the newer record's (a node may keep one of an
+ * earlier world).  The timeout is the job's --elastic-hang-timeout, or
+ * else the larger of PACE_MIN_TIMEOUT_S and PACE_STEPS_TIMEOUT median
+ * steps.
  */
 
 #include <stdbool.h>

@@ -118,6 +118,29 @@ static void first_step_and_old_records(void **state)
 	pace_free(&p);
 }
 
+/* A node that kept a record of an earlier world (a crash, a resize in
+ * place) with a rank number now another node's: the newer record wins. */
+static void stale_record_elsewhere(void **state)
+{
+	struct pace p;
+	double s;
+
+	(void)state;
+	four_stepping(&p, 5);
+	/* Node 7 still has rank 2's record of 50 s ago, step 3. */
+	say(&p, 7, 2, 3, 50000, 'r', 111);
+	assert_int_equal(p.r[2].node, 1);
+	assert_int_equal(p.r[2].step, 10);
+	for (unsigned r = 0; r < 4; r++)
+		say(&p, r / 2, r, 11, 0, 'r', 112);
+	say(&p, 7, 2, 3, 51000, 'r', 112);
+	assert_int_equal(pace_hung(&p, 116, &s), -1);
+	/* Rank 2 moves to node 7 for real (a newer record there). */
+	say(&p, 7, 2, 12, 0, 'r', 113);
+	assert_int_equal(p.r[2].node, 7);
+	pace_free(&p);
+}
+
 static void stray_words(void **state)
 {
 	struct pace p;
@@ -146,6 +169,7 @@ int main(void)
 		cmocka_unit_test(names_the_laggard),
 		cmocka_unit_test(saving_is_no_hang),
 		cmocka_unit_test(first_step_and_old_records),
+		cmocka_unit_test(stale_record_elsewhere),
 		cmocka_unit_test(stray_words),
 	};
 
