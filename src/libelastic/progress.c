@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -21,6 +22,8 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int fd = -2; /* -2: not opened yet; -1: nothing to report to */
 static int open_errno;
 static struct progress_rec rec;
+/* A step was reported: before it, a save says nothing of progress. */
+static bool reported;
 
 /* The directory, made if need be, must be a directory of ours that no
  * one else may write: another user cannot feed the launcher. */
@@ -92,6 +95,7 @@ int elastic_progress(unsigned long long step)
 	pthread_mutex_lock(&lock);
 	rec.step = step;
 	rec.state = PROGRESS_STEPPING;
+	reported = true;
 	rc = progress_write();
 	pthread_mutex_unlock(&lock);
 	return rc;
@@ -103,7 +107,7 @@ int elastic_progress_saving(int saving)
 
 	pthread_mutex_lock(&lock);
 	rec.state = saving ? PROGRESS_SAVING : PROGRESS_STEPPING;
-	rc = progress_write();
+	rc = reported ? progress_write() : 0;
 	pthread_mutex_unlock(&lock);
 	return rc;
 }

@@ -30,7 +30,8 @@ REC_LEN = 64
 STACK_SIGNAL = signal.SIGQUIT
 
 _lock = threading.Lock()
-_state = {"fd": None, "step": 0, "saving": False, "sig": 0, "restart": 0}
+_state = {"fd": None, "step": 0, "saving": False, "sig": 0, "restart": 0,
+          "reported": False}
 
 
 def _own_dir(path):
@@ -94,18 +95,23 @@ def progress(step=None):
     with _lock:
         _state["step"] = _state["step"] + 1 if step is None else int(step)
         _state["saving"] = False
+        _state["reported"] = True
         _write()
 
 
 @contextlib.contextmanager
 def saving():
-    """A checkpoint save: no hang is declared while it runs."""
+    """A checkpoint save: no hang is declared while it runs.  Before the
+    first progress() it reports nothing: a script that reports no steps is
+    not watched (its saves alone would say nothing of its progress)."""
     with _lock:
         _state["saving"] = True
-        _write()
+        if _state["reported"]:
+            _write()
     try:
         yield
     finally:
         with _lock:
             _state["saving"] = False
-            _write()
+            if _state["reported"]:
+                _write()

@@ -63,13 +63,21 @@ class Reports(unittest.TestCase):
         self.assertEqual(int(w[6]), int(signal.SIGQUIT))
         self.assertEqual(stat.S_IMODE(os.stat(self.d).st_mode), 0o700)
         _child("import slurm_elastic as se\n"
+               "se.progress(5)\n"
                "with se.saving():\n"
                "    print(open('%s/rank.3').read().split()[4])\n"
                % self.d, self.env)
         self.assertEqual(self.read().split()[4], b"r")
 
+    def test_saving_before_any_step_says_nothing(self):
+        _child("import slurm_elastic as se\n"
+               "with se.saving():\n"
+               "    pass\n", self.env)
+        self.assertFalse(os.path.exists(os.path.join(self.d, "rank.3")))
+
     def test_saving_is_reported(self):
         out, _ = _child("import slurm_elastic as se\n"
+                        "se.progress()\n"
                         "with se.saving():\n"
                         "    print(open('%s/rank.3').read().split()[4])\n"
                         % self.d, self.env)
