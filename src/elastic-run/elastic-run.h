@@ -308,12 +308,12 @@ bool heartbeat_lost(unsigned restart, unsigned nnodes, struct lost_node *ret);
  * every node asked for its ranks' stacks. */
 bool heartbeat_hung(unsigned restart, unsigned nnodes, struct lost_node *ret);
 void heartbeat_stop(void);
-/* After a node was lost: its unit cancelled, or the base shrunk without
- * it (not the batch host's), so that Slurm's view follows before
- * SlurmdTimeout; elasticd told (launch.c). */
+/* After a node was lost: elasticd told, its unit cancelled, or the base
+ * shrunk without it (not the batch host's), so that Slurm's view follows
+ * before SlurmdTimeout, and its member's srun killed (release.c). */
 void release_lost(const struct config *c, struct source *src,
-		  const struct members *ms, const struct watch *w,
-		  unsigned restart);
+		  const struct members *ms, struct launch *l,
+		  const struct watch *w, unsigned restart);
 /* inplace.c: in-place resizes. */
 struct inplace *inplace_open(void);
 void inplace_env(const struct config *c, uint64_t world);

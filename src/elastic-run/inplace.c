@@ -687,10 +687,8 @@ bool inplace_resize(const struct config *c, struct source *src,
 	 * waits the fault timeout for a replacement, and so do we. */
 	if (src->ed_mode && !strcmp(w->cause, "member-exit"))
 		src->degraded = true;
-	if (w->lost_job) {
-		release_lost(c, src, ms, w, restart);
-		kill_member(l, w->lost_job);
-	}
+	if (w->lost_job)
+		release_lost(c, src, ms, l, w, restart);
 	if (current_members(c, src, ms->generation, restart, nm, &err) != 0) {
 		snprintf(why, sizeof(why), "no-world");
 		goto out;

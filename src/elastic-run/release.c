@@ -52,8 +52,8 @@ static const char *shrink_base(uint32_t job, const char *list, const char *node)
 }
 
 void release_lost(const struct config *c, struct source *src,
-		  const struct members *ms, const struct watch *w,
-		  unsigned restart)
+		  const struct members *ms, struct launch *l,
+		  const struct watch *w, unsigned restart)
 {
 	const char *how = "kept";
 	elastic_error_t err;
@@ -85,4 +85,5 @@ void release_lost(const struct config *c, struct source *src,
 	tell_elasticd(src, w->lost_job, "fault", ED_TIMEOUT_MS);
 	timeline("released", restart, ms->nnodes, "node=%s job=%u slurm=%s",
 		 w->lost_node, w->lost_job, how);
+	kill_member(l, w->lost_job);
 }

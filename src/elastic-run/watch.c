@@ -17,6 +17,22 @@ void report_up(const struct config *c, struct source *src,
 		elog_warn("report to elasticd: %s", err.text);
 	src->exit_ms = -1;
 }
+/* A node the heartbeats found lost, or where a rank hangs: into w. */
+static bool watch_fault(unsigned restart, unsigned nnodes, struct watch *w)
+{
+	struct lost_node lost;
+
+	if (!heartbeat_lost(restart, nnodes, &lost) &&
+	    !heartbeat_hung(restart, nnodes, &lost))
+		return false;
+	w->cause = lost.kind;
+	snprintf(w->detail, sizeof(w->detail),
+		 "node=%s job=%u silent=%.1f heard=%s", lost.node, lost.job,
+		 lost.silent_s, lost.heard ? "yes" : "no");
+	snprintf(w->lost_node, sizeof(w->lost_node), "%s", lost.node);
+	w->lost_job = lost.job;
+	return true;
+}
 /* Watch the ranks until they all exit or something happens. */
 void watch_launch(const struct config *c, struct source *src,
 		  struct members *ms, struct launch *l, struct sentinel *sen,
@@ -27,7 +43,6 @@ void watch_launch(const struct config *c, struct source *src,
 	double next_stale = now_s() + STALE_CHECK_S;
 	bool up = false;
 	int failed;
-	struct lost_node lost;
 
 	memset(w, 0, sizeof(*w));
 	while (reap(l) > 0) {
@@ -47,18 +62,8 @@ void watch_launch(const struct config *c, struct source *src,
 		if (sentinel_event(c, sen, &w->cause, &w->stopping, w->detail,
 				   sizeof(w->detail)))
 			return;
-		if (heartbeat_lost(restart, ms->nnodes, &lost) ||
-		    heartbeat_hung(restart, ms->nnodes, &lost)) {
-			w->cause = lost.kind;
-			snprintf(w->detail, sizeof(w->detail),
-				 "node=%s job=%u silent=%.1f heard=%s",
-				 lost.node, lost.job, lost.silent_s,
-				 lost.heard ? "yes" : "no");
-			snprintf(w->lost_node, sizeof(w->lost_node), "%s",
-				 lost.node);
-			w->lost_job = lost.job;
+		if (watch_fault(restart, ms->nnodes, w))
 			return;
-		}
 		/* A member that ended well while others run: its node
 		 * may be gone (srun then ends with 0). */
 		if (l->running > 0 && l->running < l->n && src->ed_mode &&
@@ -164,10 +169,8 @@ void end_launch(const struct config *c, struct source *src, struct launch *l,
 
 	timeline("event", restart, ms->nnodes, "cause=%s %s", w->cause,
 		 w->detail);
-	if (lost) {
-		release_lost(c, src, ms, w, restart);
-		kill_member(l, w->lost_job);
-	}
+	if (lost)
+		release_lost(c, src, ms, l, w, restart);
 	if (running)
 		told = raise_launch(c, l) > 0;
 	timeline("told", restart, ms->nnodes, "signal=%s ok=%s",
