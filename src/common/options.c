@@ -44,6 +44,8 @@ static const struct {
 	[ELASTIC_OPT_HANG_TIMEOUT] = { "elastic-hang-timeout",
 				       "seconds, 10 to 86400, or 0 for ten "
 				       "median steps (at least 60)" },
+	[ELASTIC_OPT_STRAGGLERS] = { "elastic-stragglers",
+				     "report, evict or off" },
 };
 
 const char *options_name(enum elastic_opt_id id)
@@ -209,6 +211,11 @@ int options_set(struct elastic_opts *o, enum elastic_opt_id id,
 		break;
 	case ELASTIC_OPT_HANG_TIMEOUT:
 		rc = set_hang(o, value, err);
+		break;
+	case ELASTIC_OPT_STRAGGLERS:
+		if (policy_parse_stragglers(value, &o->stragglers) < 0)
+			rc = bad(err, id, value,
+				 *value ? "not valid" : "empty value");
 		break;
 	case ELASTIC_OPT_ONDEMAND:
 		if (policy_parse_ondemand(value, &o->ondemand) < 0)
@@ -429,6 +436,8 @@ void options_apply_defaults(struct elastic_opts *o,
 		o->fault_timeout = p->default_fault_timeout;
 	if (!options_given(o, ELASTIC_OPT_HEARTBEAT_TIMEOUT))
 		o->heartbeat_timeout = p->default_heartbeat_timeout;
+	if (!options_given(o, ELASTIC_OPT_STRAGGLERS))
+		o->stragglers = p->default_stragglers;
 	/* Not on-demand by default for whom the site does not allow it. */
 	if (!options_given(o, ELASTIC_OPT_ONDEMAND))
 		o->ondemand = options_ondemand_listed(p, who)
@@ -615,12 +624,13 @@ int options_format_tag(const struct elastic_opts *o, char *buf, size_t len)
 	return snprintf(buf, len,
 			ELASTIC_TAG_PREFIX " min=%u max=%u %s grace=%u "
 					   "delay=%u fault=%u ondemand=%s "
-					   "signal=%s keep=%u hb=%u hang=%u%s%s "
-					   "ckpt=%s",
+					   "signal=%s keep=%u hb=%u hang=%u "
+					   "slow=%s%s%s ckpt=%s",
 			o->min, o->max, sizes, o->grace, o->scale_delay,
 			o->fault_timeout, policy_ondemand_name(o->ondemand),
 			parse_signal_name(o->signal), o->keep,
-			o->heartbeat_timeout, o->hang_timeout, resume, eval,
+			o->heartbeat_timeout, o->hang_timeout,
+			policy_stragglers_name(o->stragglers), resume, eval,
 			ckpt);
 }
 
@@ -643,6 +653,7 @@ static const struct {
 	{ "eval", ELASTIC_OPT_EVAL },
 	{ "hb", ELASTIC_OPT_HEARTBEAT_TIMEOUT },
 	{ "hang", ELASTIC_OPT_HANG_TIMEOUT },
+	{ "slow", ELASTIC_OPT_STRAGGLERS },
 };
 
 /* Keys every v1 tag has (sizes may stand for step). */

@@ -35,6 +35,7 @@ enum elastic_opt_id {
 	ELASTIC_OPT_EVAL,
 	ELASTIC_OPT_HEARTBEAT_TIMEOUT,
 	ELASTIC_OPT_HANG_TIMEOUT,
+	ELASTIC_OPT_STRAGGLERS,
 	ELASTIC_OPT_COUNT,
 };
 
@@ -55,6 +56,8 @@ struct elastic_opts {
 	/* Seconds without a rank's progress that are a hang; 0: derived
 	 * from the step times. */
 	unsigned hang_timeout;
+	/* A node slower than the rest: reported, evicted, not watched. */
+	enum policy_stragglers stragglers;
 	enum elastic_ondemand ondemand;
 	int signal;
 	unsigned keep;

@@ -37,6 +37,9 @@ enum key_type {
 	T_HOLDS,   /* 0..POLICY_RELEASE_HOLDS_MAX */
 	T_NOTIFY,  /* yes, no, drop */
 	T_SUSPECT, /* drain, report */
+	T_STRAGGLERS, /* report, evict, off */
+	T_STEPS,      /* POLICY_STRAGGLER_STEPS_MIN..MAX */
+	T_FACTOR,     /* a decimal, 1.2 to 100: hundredths */
 };
 
 #define F(field) offsetof(struct elastic_policy, field)
@@ -87,6 +90,9 @@ static const struct key {
 	{ "ElasticdNotify", T_NOTIFY, F(elasticd_notify) },
 	{ "SuspectNodes", T_SUSPECT, F(suspect_nodes) },
 	{ "SuspectDrainsPerHour", T_NICE, F(suspect_drains_per_hour) },
+	{ "DefaultStragglers", T_STRAGGLERS, F(default_stragglers) },
+	{ "StragglerSteps", T_STEPS, F(straggler_steps) },
+	{ "StragglerFactor", T_FACTOR, F(straggler_factor) },
 	{ "ElasticdUnitProgram", T_ABSPATH, F(elasticd_unit_program) },
 };
 #undef F
@@ -145,6 +151,90 @@ int policy_parse_suspect(const char *s, enum policy_suspect *ret)
 		*ret = POLICY_SUSPECT_REPORT;
 	else
 		return -1;
+	return 0;
+}
+
+static const char *const stragglers_names[] = {
+	[POLICY_STRAGGLERS_REPORT] = "report",
+	[POLICY_STRAGGLERS_EVICT] = "evict",
+	[POLICY_STRAGGLERS_OFF] = "off",
+};
+
+const char *policy_stragglers_name(enum policy_stragglers s)
+{
+	return (unsigned)s <= POLICY_STRAGGLERS_OFF ? stragglers_names[s] : "?";
+}
+
+int policy_parse_stragglers(const char *s, enum policy_stragglers *ret)
+{
+	for (unsigned i = 0; i <= POLICY_STRAGGLERS_OFF; i++)
+		if (!strcmp(s, stragglers_names[i])) {
+			*ret = (enum policy_stragglers)i;
+			return 0;
+		}
+	return -1;
+}
+
+/* "2", "2.5", "1.25": hundredths, within the factor's bounds. */
+static int parse_factor(const char *v, unsigned *ret)
+{
+	unsigned long whole;
+	unsigned frac = 0, digits = 0;
+	const char *dot = strchr(v, '.');
+	char buf[16];
+
+	if (!dot && parse_uint(v, 1, 100, &whole) != PARSE_OK)
+		return -1;
+	if (dot) {
+		if (dot == v || (size_t)(dot - v) >= sizeof(buf))
+			return -1;
+		memcpy(buf, v, (size_t)(dot - v));
+		buf[dot - v] = '\0';
+		if (parse_uint(buf, 1, 100, &whole) != PARSE_OK)
+			return -1;
+		for (const char *c = dot + 1; *c; c++, digits++) {
+			if (*c < '0' || *c > '9' || digits == 2)
+				return -1;
+			frac = frac * 10 + (unsigned)(*c - '0');
+		}
+		if (!digits)
+			return -1;
+		if (digits == 1)
+			frac *= 10;
+	}
+	*ret = (unsigned)whole * 100 + frac;
+	return *ret >= POLICY_STRAGGLER_FACTOR_MIN &&
+			       *ret <= POLICY_STRAGGLER_FACTOR_MAX
+		   ? 0
+		   : -1;
+}
+
+/* DefaultStragglers, StragglerSteps, StragglerFactor. */
+static int set_straggler_key(void *field, const struct key *k, const char *val,
+			     const char *where, elastic_error_t *err)
+{
+	unsigned long v;
+
+	if (k->type == T_STRAGGLERS && policy_parse_stragglers(val, field) < 0)
+		return elastic_errorf(err,
+				      "%s: %s=%s: not valid (allowed: report, "
+				      "evict, off)",
+				      where, k->name, val);
+	if (k->type == T_STEPS) {
+		if (parse_uint(val, POLICY_STRAGGLER_STEPS_MIN,
+			       POLICY_STRAGGLER_STEPS_MAX, &v) != PARSE_OK)
+			return elastic_errorf(err,
+					      "%s: %s=%s: steps of a window "
+					      "(allowed: 2 to 100000)",
+					      where, k->name, val);
+		*(unsigned *)field = (unsigned)v;
+	}
+	if (k->type == T_FACTOR && parse_factor(val, field) < 0)
+		return elastic_errorf(err,
+				      "%s: %s=%s: times the others' median "
+				      "step (allowed: 1.2 to 100, two decimals "
+				      "at most)",
+				      where, k->name, val);
 	return 0;
 }
 
@@ -225,6 +315,9 @@ void policy_defaults(struct elastic_policy *p)
 	p->elasticd_queue_s = POLICY_QUEUE_S_DEFAULT;
 	p->suspect_nodes = POLICY_SUSPECT_DRAIN;
 	p->suspect_drains_per_hour = POLICY_SUSPECT_DRAINS_DEFAULT;
+	p->default_stragglers = POLICY_STRAGGLERS_REPORT;
+	p->straggler_steps = POLICY_STRAGGLER_STEPS_DEFAULT;
+	p->straggler_factor = POLICY_STRAGGLER_FACTOR_DEFAULT;
 }
 
 static const struct key *find_key(const char *name)
@@ -569,6 +662,10 @@ static int set_key(struct elastic_policy *p, const struct key *k, char *val,
 					      "drain, report)",
 					      where, k->name, val);
 		return 0;
+	case T_STRAGGLERS:
+	case T_STEPS:
+	case T_FACTOR:
+		return set_straggler_key(field, k, val, where, err);
 	}
 	return elastic_errorf(err, "%s: %s: internal error", where, k->name);
 }

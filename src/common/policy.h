@@ -75,6 +75,24 @@ int policy_parse_suspect(const char *s, enum policy_suspect *ret);
 /* SuspectDrainsPerHour's default. */
 #define POLICY_SUSPECT_DRAINS_DEFAULT 4
 
+/* --elastic-stragglers and DefaultStragglers: what a job's launcher does
+ * with a node consistently slower than the rest. */
+enum policy_stragglers {
+	POLICY_STRAGGLERS_REPORT, /* timeline, elasticd; the world keeps it */
+	POLICY_STRAGGLERS_EVICT,  /* and the world goes on without it */
+	POLICY_STRAGGLERS_OFF,	  /* not watched */
+};
+const char *policy_stragglers_name(enum policy_stragglers s);
+int policy_parse_stragglers(const char *s, enum policy_stragglers *ret);
+/* StragglerSteps (steps of a window) and StragglerFactor (in hundredths:
+ * 200 is twice the others' median), their defaults and bounds. */
+#define POLICY_STRAGGLER_STEPS_DEFAULT	20
+#define POLICY_STRAGGLER_STEPS_MIN	2
+#define POLICY_STRAGGLER_STEPS_MAX	100000
+#define POLICY_STRAGGLER_FACTOR_DEFAULT 200
+#define POLICY_STRAGGLER_FACTOR_MIN	120
+#define POLICY_STRAGGLER_FACTOR_MAX	10000
+
 struct elastic_policy {
 	/* Caps on a job's --elastic-max: the most specific applies. */
 	unsigned max_nodes;		 /* MaxNodes */
@@ -160,6 +178,11 @@ struct elastic_policy {
 	 * cluster (beyond it, suspects are reported only). */
 	enum policy_suspect suspect_nodes;
 	unsigned suspect_drains_per_hour;
+	/* DefaultStragglers, StragglerSteps, StragglerFactor (hundredths):
+	 * the launchers' straggler rule */
+	enum policy_stragglers default_stragglers;
+	unsigned straggler_steps;
+	unsigned straggler_factor;
 };
 
 /* ElasticdPollInterval's defaults: the poll is the safety net under

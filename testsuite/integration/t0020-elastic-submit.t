@@ -8,7 +8,7 @@ plan 27
 
 jobs_now() { squeue -h -o %i | sort | tr '\n' ' '; }
 # What the example elastic.conf gives every job that says nothing else.
-DEFAULTS="step=1 grace=30 delay=10 fault=20 ondemand=never signal=URG keep=3 hb=5 hang=0 ckpt=%25h/elastic-checkpoints/%25j"
+DEFAULTS="step=1 grace=30 delay=10 fault=20 ondemand=never signal=URG keep=3 hb=5 hang=0 slow=report ckpt=%25h/elastic-checkpoints/%25j"
 
 # --- accepted and tagged --------------------------------------------------
 jid=$(sbatch --parsable --elastic-min=2 --elastic-max=4 --wrap 'sleep 30')

@@ -43,7 +43,7 @@ tag_has "--elastic-resume-from (%-encoded in the tag)" --elastic-min=1 "--elasti
 tag_has "--elastic-resume-from=JOBID@STEP" --elastic-min=1 --elastic-resume-from=123@50 -- resume=123@50
 tag_has "--elastic-eval (%-encoded in the tag)" --elastic-min=1 "--elastic-eval=python3 eval.py --top=5" -- "eval=python3%20eval.py%20--top=5"
 jid=$(sbatch --parsable -H --elastic-min=1 --wrap true)
-like "no resume= nor eval= in the tag of a job without them" "$(admin_comment "$jid")" "^elastic:v1 [^%]*keep=3 hb=5 hang=0 ckpt="
+like "no resume= nor eval= in the tag of a job without them" "$(admin_comment "$jid")" "^elastic:v1 [^%]*keep=3 hb=5 hang=0 slow=report ckpt="
 scancel "$jid"
 tag_has "defaults from elastic.conf fill the rest" --elastic-max=2 -- min=1 step=1 grace=30 delay=10 fault=20 ondemand=never signal=URG keep=3 "ckpt=%25h/elastic-checkpoints/%25j"
 

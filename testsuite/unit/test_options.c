@@ -48,6 +48,8 @@ static const struct {
 	  "seconds, 2 to 3600, or 0 for none" },
 	{ ELASTIC_OPT_HANG_TIMEOUT, "elastic-hang-timeout",
 	  "seconds, 10 to 86400, or 0 for ten median steps (at least 60)" },
+	{ ELASTIC_OPT_STRAGGLERS, "elastic-stragglers",
+	  "report, evict or off" },
 };
 
 /* options_set(id, value) must fail with msg, leaving o untouched. */
@@ -535,6 +537,16 @@ static void set_heartbeat(void **state)
 	set_fails(ELASTIC_OPT_HANG_TIMEOUT, "9",
 		  "--elastic-hang-timeout=9: too short (allowed: seconds, 10 "
 		  "to 86400, or 0 for ten median steps (at least 60))");
+	assert_int_equal(options_set(&o, ELASTIC_OPT_STRAGGLERS, "evict",
+				     &err),
+			 0);
+	assert_int_equal(o.stragglers, POLICY_STRAGGLERS_EVICT);
+	assert_int_equal(options_set(&o, ELASTIC_OPT_STRAGGLERS, "off", &err),
+			 0);
+	assert_int_equal(o.stragglers, POLICY_STRAGGLERS_OFF);
+	set_fails(ELASTIC_OPT_STRAGGLERS, "kill",
+		  "--elastic-stragglers=kill: not valid (allowed: report, "
+		  "evict or off)");
 	set_fails(ELASTIC_OPT_HEARTBEAT_TIMEOUT, "5s",
 		  "--elastic-heartbeat-timeout=5s: not a whole number "
 		  "(allowed: seconds, 2 to 3600, or 0 for none)");
@@ -558,7 +570,7 @@ static void set_too_long(void **state)
 
 static void set_unknown_id(void **state)
 {
-	set_fails(ELASTIC_OPT_COUNT, "1", "unknown elastic option #16");
+	set_fails(ELASTIC_OPT_COUNT, "1", "unknown elastic option #17");
 	set_fails((enum elastic_opt_id) - 1, "1", "unknown elastic option #-1");
 }
 
@@ -583,7 +595,7 @@ static void given_bits(void **state)
 	o = opts_of("min=1 max=2 step=1 grace=1 scale-delay=1 fault-timeout=1 "
 		    "ondemand=never signal=URG checkpoint-dir=/c keep=1 "
 		    "size-config=f resume-from=12@3 eval=true "
-		    "heartbeat-timeout=3 hang-timeout=30");
+		    "heartbeat-timeout=3 hang-timeout=30 stragglers=off");
 	assert_int_equal(o.given, (BIT(ELASTIC_OPT_COUNT) - 1) &
 				      ~BIT(ELASTIC_OPT_SIZES));
 	o = opts_of("sizes=1");

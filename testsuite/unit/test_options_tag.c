@@ -71,6 +71,7 @@ static void from_env_all_options(void **state)
 		OPT "elastic_eval=python3 eval.py --n 5",
 		OPT "elastic_heartbeat_timeout=7",
 		OPT "elastic_hang_timeout=70",
+		OPT "elastic_stragglers=evict",
 	};
 	char *step[] = { OPT "elastic-step=3" };
 	struct elastic_opts o = { 0 };
@@ -175,7 +176,7 @@ static void tag_format(void **state)
 {
 	struct elastic_opts o = finalized("min=2 max=8 step=2");
 	const char *want = "elastic:v1 min=2 max=8 step=2 grace=60 delay=30 "
-			   "fault=60 ondemand=never signal=URG keep=3 hb=5 hang=0 "
+			   "fault=60 ondemand=never signal=URG keep=3 hb=5 hang=0 slow=report "
 			   "ckpt=%25h/elastic-checkpoints/%25j";
 	char buf[512], small[16];
 
@@ -194,7 +195,7 @@ static void tag_format(void **state)
 	assert_int_equal(options_format_tag(&o, buf, sizeof(buf)) > 0, 1);
 	assert_string_equal(buf, "elastic:v1 min=1 max=4 sizes=1,2,4 grace=0 "
 				 "delay=1 fault=2 ondemand=never signal=USR1 "
-				 "keep=9 hb=5 hang=0 ckpt=/ck/%25j");
+				 "keep=9 hb=5 hang=0 slow=report ckpt=/ck/%25j");
 }
 
 static void tag_round_trip(const struct elastic_opts *o)
@@ -460,7 +461,7 @@ static void tag_resume_eval(void **state)
 	options_format_tag(&o, buf, sizeof(buf));
 	assert_string_equal(buf, "elastic:v1 min=2 max=8 step=2 grace=60 "
 				 "delay=30 fault=60 ondemand=never signal=URG "
-				 "keep=3 hb=5 hang=0 resume=4711@200 "
+				 "keep=3 hb=5 hang=0 slow=report resume=4711@200 "
 				 "eval=python3%2520ev.py_--top=5 "
 				 "ckpt=%25h/elastic-checkpoints/%25j");
 	tag_round_trip(&o);

@@ -137,6 +137,46 @@ static void heartbeat_keys(void **state)
 			 "MinHeartbeatTimeout=10");
 }
 
+/* DefaultStragglers, StragglerSteps, StragglerFactor (hundredths). */
+static void straggler_keys(void **state)
+{
+	struct elastic_policy p;
+
+	(void)state;
+	must_parse_policy(&p, "");
+	assert_int_equal(p.default_stragglers, POLICY_STRAGGLERS_REPORT);
+	assert_int_equal(p.straggler_steps, 20);
+	assert_int_equal(p.straggler_factor, 200);
+	must_parse_policy(&p, "DefaultStragglers=evict\nStragglerSteps=5\n"
+			      "StragglerFactor=1.25\n");
+	assert_int_equal(p.default_stragglers, POLICY_STRAGGLERS_EVICT);
+	assert_int_equal(p.straggler_steps, 5);
+	assert_int_equal(p.straggler_factor, 125);
+	must_parse_policy(&p, "StragglerFactor=3\nDefaultStragglers=off\n");
+	assert_int_equal(p.straggler_factor, 300);
+	assert_int_equal(p.default_stragglers, POLICY_STRAGGLERS_OFF);
+	must_parse_policy(&p, "StragglerFactor=1.5\n");
+	assert_int_equal(p.straggler_factor, 150);
+	must_fail_policy("DefaultStragglers=drain\n",
+			 "e.conf:1: DefaultStragglers=drain: not valid (allowed: "
+			 "report, evict, off)");
+	must_fail_policy("StragglerSteps=1\n",
+			 "e.conf:1: StragglerSteps=1: steps of a window "
+			 "(allowed: 2 to 100000)");
+	static const char *const bad[] = { "1.1", "1.125", "x", "2.", ".5",
+					   "101", "0" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char conf[64], msg[160];
+
+		snprintf(conf, sizeof(conf), "StragglerFactor=%s\n", bad[i]);
+		snprintf(msg, sizeof(msg),
+			 "e.conf:1: StragglerFactor=%s: times the others' median "
+			 "step (allowed: 1.2 to 100, two decimals at most)",
+			 bad[i]);
+		must_fail_policy(conf, msg);
+	}
+}
+
 /* SuspectNodes: drain (the default) or report. */
 static void suspect_key(void **state)
 {
@@ -627,6 +667,7 @@ int main(void)
 		cmocka_unit_test(list_has_and_caps_get),
 		cmocka_unit_test(list_join_bounded),
 		cmocka_unit_test(ondemand_words),
+		cmocka_unit_test(straggler_keys),
 	};
 	return cmocka_run_group_tests_name("policy_values", tests, NULL, NULL);
 }
