@@ -225,6 +225,7 @@ char *render_metrics(const struct elasticd_view *v)
 		GROUP_PENDING,	GROUP_STARTING,	  GROUP_RUNNING, GROUP_RESIZING,
 		GROUP_DEGRADED, GROUP_COMPLETING, GROUP_ENDED,
 	};
+	static const char *const faults[] = SUSPECT_FAULT_NAMES;
 	const struct elasticd_metrics *m = &v->metrics;
 	char *buf = NULL;
 	size_t len = 0;
@@ -303,15 +304,14 @@ char *render_metrics(const struct elasticd_view *v)
 
 	family(f, "elasticd_suspect_nodes_total", "counter",
 	       "Nodes the groups' launchers found lost, hung or straggling, "
-	       "by what elasticd did (SuspectNodes).");
-	fprintf(f,
-		"elasticd_suspect_nodes_total{action=\"drained\"} %" PRIu64
-		"\n",
-		m->suspects_drained);
-	fprintf(f,
-		"elasticd_suspect_nodes_total{action=\"reported\"} %" PRIu64
-		"\n",
-		m->suspects_reported);
+	       "by fault and what elasticd did (SuspectNodes).");
+	for (size_t i = 0; i < SUSPECT_FAULTS; i++)
+		for (size_t a = 0; a < 2; a++)
+			fprintf(f,
+				"elasticd_suspect_nodes_total{fault=\"%s\","
+				"action=\"%s\"} %" PRIu64 "\n",
+				faults[i], a ? "reported" : "drained",
+				m->suspects[i][a]);
 
 	family(f, "elasticd_slurm_rpcs_total", "counter",
 	       "RPCs sent to slurmctld.");

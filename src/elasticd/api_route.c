@@ -149,7 +149,7 @@ int route_parse_report(const char *generation, const char *exit_ms,
 int route_parse_suspect(const char *node, const char *because,
 			struct suspect_report *ret, const char **why)
 {
-	static const char *const kinds[] = { "lost", "hang", "straggler" };
+	static const char *const kinds[] = SUSPECT_FAULT_NAMES;
 	size_t n = node ? strlen(node) : 0;
 
 	if (n == 0 || n > SUSPECT_NODE_MAX ||
@@ -164,6 +164,7 @@ int route_parse_suspect(const char *node, const char *because,
 		if (!strcmp(because, kinds[i])) {
 			memcpy(ret->node, node, n + 1);
 			snprintf(ret->why, sizeof(ret->why), "%s", kinds[i]);
+			ret->fault = (unsigned)i;
 			return 0;
 		}
 	}

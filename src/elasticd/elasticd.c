@@ -411,10 +411,12 @@ static void api_suspects(void)
 			elog_error("group %u: %s", s[i].group, err.text);
 			a = SUSPECT_REPORT;
 		}
-		if (a == SUSPECT_DRAIN)
-			ctx.m.suspects_drained++;
-		else
-			ctx.m.suspects_reported++;
+		ctx.m.suspects[s[i].fault % SUSPECT_FAULTS]
+			      [a == SUSPECT_DRAIN ? 0 : 1]++;
+		snprintf(reason, sizeof(reason), "node %s %s: %s", s[i].node,
+			 s[i].why, suspect_action_name(a));
+		reconcile_note(ctx.rec, s[i].group, CAUSE_SUSPECT, reason,
+			       now_ms());
 		elog_info("group %u: node %s suspect (%s): %s; %zu drained "
 			  "in the last hour (SuspectDrainsPerHour=%u)",
 			  s[i].group, s[i].node, s[i].why,
@@ -523,8 +525,7 @@ static void cycle(bool full)
 	api_notify_counts(&v->metrics.notified, &v->metrics.notify_dropped);
 	v->metrics.light_cycles = ctx.m.light_cycles += !full && changed;
 	v->metrics.starts_told = slurmio_starts_told(ctx.io);
-	v->metrics.suspects_drained = ctx.m.suspects_drained;
-	v->metrics.suspects_reported = ctx.m.suspects_reported;
+	memcpy(v->metrics.suspects, ctx.m.suspects, sizeof(ctx.m.suspects));
 	api_publish(v);
 	/* Units taken as started on slurmstepd's word, acted on first: the
 	 * reads that were due come in a cycle now. */

@@ -65,6 +65,8 @@ enum event_cause {
 	/* Not a resize: the launcher reported ranks that took half the
 	 * grace or more to checkpoint and exit. */
 	CAUSE_GRACE_WARNING,
+	/* Not a resize: the launcher named a node lost, hung or slow. */
+	CAUSE_SUSPECT,
 };
 const char *event_cause_name(enum event_cause c); /* "preempt" */
 
@@ -110,10 +112,15 @@ struct launch_report {
 /* A node a group's launcher found lost, hung or straggling
  * (POST /v1/groups/ID/suspect). */
 #define SUSPECT_NODE_MAX 64
+/* What a launcher found a node to do, in the order of the metrics. */
+#define SUSPECT_FAULTS	    3
+#define SUSPECT_FAULT_NAMES { "lost", "hang", "straggler" }
+
 struct suspect_report {
 	uint32_t group;
 	char node[SUSPECT_NODE_MAX + 1];
-	char why[16]; /* lost, hang, straggler */
+	char why[16];	 /* one of SUSPECT_FAULT_NAMES */
+	unsigned fault; /* its index there */
 };
 
 /* Counters for /metrics, cumulative since elasticd started. */
@@ -132,8 +139,9 @@ struct elasticd_metrics {
 	uint64_t notified, notify_dropped, light_cycles;
 	/* units taken as started on slurmstepd's word, without a read */
 	uint64_t starts_told;
-	/* suspect nodes drained in Slurm, and reported only */
-	uint64_t suspects_drained, suspects_reported;
+	/* suspect nodes by fault (SUSPECT_FAULT_NAMES): drained in Slurm
+	 * [0], and reported only [1] */
+	uint64_t suspects[SUSPECT_FAULTS][2];
 };
 
 /* Everything the API serves, as of the end of one cycle. */

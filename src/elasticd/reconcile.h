@@ -167,6 +167,11 @@ int reconcile_report(struct reconcile *r, const struct launch_report *rep,
 int reconcile_raise_request(struct reconcile *r, uint32_t group,
 			    struct action_list *out);
 
+/* A line of the group's timeline that changes nothing (a suspect node
+ * its launcher named): 0, or -1 when there is no such group. */
+int reconcile_note(struct reconcile *r, uint32_t group, enum event_cause cause,
+		   const char *detail, int64_t now);
+
 /* Groups known, for tests and the benchmark. */
 size_t reconcile_ngroups(const struct reconcile *r);
 

@@ -277,6 +277,17 @@ void rec_add_event(struct group *g, int64_t now, enum event_cause cause,
 	snprintf(e->detail, sizeof(e->detail), "%s", detail ? detail : "");
 }
 
+int reconcile_note(struct reconcile *r, uint32_t group, enum event_cause cause,
+		   const char *detail, int64_t now)
+{
+	struct group *g = rec_find(r, group);
+
+	if (!g)
+		return -1;
+	rec_add_event(g, now, cause, detail);
+	return 0;
+}
+
 /* Remember a job to cancel at time at (now: at once).  Idempotent. */
 int rec_release_at(struct group *g, uint32_t job, int64_t at)
 {

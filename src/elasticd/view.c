@@ -51,9 +51,10 @@ const char *event_cause_name(enum event_cause c)
 		[CAUSE_ONDEMAND] = "ondemand", [CAUSE_RETURN] = "return",
 		[CAUSE_END] = "end",
 		[CAUSE_GRACE_WARNING] = "grace-warning",
+		[CAUSE_SUSPECT] = "suspect",
 	};
 
-	return (unsigned)c <= CAUSE_GRACE_WARNING ? names[c] : "unknown";
+	return (unsigned)c <= CAUSE_SUSPECT ? names[c] : "unknown";
 }
 
 static void group_free(struct group_info *g)

@@ -94,8 +94,8 @@ struct elasticd_view *make_view(void)
 	v->metrics.notify_dropped = 3;
 	v->metrics.light_cycles = 5;
 	v->metrics.starts_told = 4;
-	v->metrics.suspects_drained = 2;
-	v->metrics.suspects_reported = 6;
+	v->metrics.suspects[0][0] = 2; /* lost, drained */
+	v->metrics.suspects[2][1] = 6; /* straggler, reported */
 	v->metrics.reconcile_seconds_last = 0.0015;
 	v->metrics.reconcile_seconds_sum = 0.25;
 	v->metrics.resizes[CAUSE_START] = 1;

@@ -404,10 +404,12 @@ static void metrics_values(void **state)
 	    sample(t, "elasticd_notifications_total{action=\"dropped\"}") == 3);
 	assert_true(sample(t, "elasticd_notified_cycles_total") == 5);
 	assert_true(sample(t, "elasticd_unit_starts_told_total") == 4);
-	assert_true(sample(t, "elasticd_suspect_nodes_total{action=\"drained\"}") ==
-		    2);
-	assert_true(
-	    sample(t, "elasticd_suspect_nodes_total{action=\"reported\"}") == 6);
+	assert_true(sample(t, "elasticd_suspect_nodes_total{fault=\"lost\","
+			      "action=\"drained\"}") == 2);
+	assert_true(sample(t, "elasticd_suspect_nodes_total{fault=\"straggler\","
+			      "action=\"reported\"}") == 6);
+	assert_true(sample(t, "elasticd_suspect_nodes_total{fault=\"hang\","
+			      "action=\"drained\"}") == 0);
 	assert_true(sample(t, "elasticd_slurm_rpcs_last_cycle") == 2);
 	assert_true(sample(t, "elasticd_units_submitted_total") == 3);
 	assert_true(sample(t, "elasticd_units_cancelled_total") == 1);
@@ -440,7 +442,8 @@ static void metrics_format(void **state)
 				 REG_EXTENDED),
 			 0);
 	assert_int_equal(regcomp(&re_sample,
-				 "^([a-z_]+)(\\{[a-z_]+=\"[A-Za-z_]+\"\\})? "
+				 "^([a-z_]+)(\\{[a-z_]+=\"[A-Za-z_]+\""
+				 "(,[a-z_]+=\"[A-Za-z_]+\")*\\})? "
 				 "-?[0-9]+(\\.[0-9]+)?$",
 				 REG_EXTENDED),
 			 0);
