@@ -60,9 +60,11 @@ unsigned detect_interval_ms(unsigned timeout_s)
 	return ms < 200 ? 200 : ms > 10000 ? 10000 : ms;
 }
 
-/* The words after the name: "TERM" and ranks' progress ("r<N>=..."),
- * which pace.c reads.  1 with TERM, 0 without, -1 for another word. */
-static int detect_words(const char *rest)
+/* The words after the name: "TERM", the task's probe port ("p=<PORT>",
+ * into *port), ranks' progress ("r<N>=...", which pace.c reads) and a
+ * probe's answer ("X=..." and "X+=...", split.c's).  1 with TERM, 0
+ * without, -1 for another word. */
+static int detect_words(const char *rest, unsigned *port)
 {
 	int term = 0;
 
@@ -71,6 +73,10 @@ static int detect_words(const char *rest)
 
 		if (n == 4 && !strncmp(rest, "TERM", 4))
 			term = 1;
+		else if (n > 2 && n < 8 && !strncmp(rest, "p=", 2))
+			*port = (unsigned)strtoul(rest + 2, NULL, 10);
+		else if (!strncmp(rest, "X=", 2) || !strncmp(rest, "X+=", 3))
+			;
 		else if (n < 3 || rest[0] != 'r' || rest[1] < '0' ||
 			 rest[1] > '9' || !memchr(rest, '=', n))
 			return -1;
@@ -82,10 +88,13 @@ static int detect_words(const char *rest)
 int detect_heard(struct detect *d, const char *line, double now)
 {
 	size_t len = strcspn(line, " ");
-	int i, term = detect_words(line + len);
+	unsigned port = 0;
+	int i, term = detect_words(line + len, &port);
 
 	if (term < 0 || (i = detect_find(d, line, len)) < 0)
 		return -1;
+	if (port && port < 65536)
+		d->node[i].port = port;
 	d->node[i].heard = true;
 	d->node[i].last = now;
 	if (term)

@@ -30,6 +30,7 @@ struct detect_node {
 	double last;  /* when last heard (or deferred), s */
 	bool heard;   /* said a word at all */
 	bool leaving; /* Slurm is ending its step: not a fault */
+	unsigned port; /* its task's probe port (split.h), 0 before known */
 };
 
 struct detect {
@@ -54,8 +55,9 @@ unsigned detect_interval_ms(unsigned timeout_s);
 
 /*
  * One line of a heartbeat step, without its newline: "NAME", then words:
- * "TERM" (Slurm is ending the step), "r<RANK>=..." (a rank's progress,
- * for pace.h).  Returns the node's index, or -1 for a node not expected
+ * "TERM" (Slurm is ending the step), "p=<PORT>" (where its task answers
+ * probes), "r<RANK>=..." (a rank's progress, for pace.h and straggle.h),
+ * "X=..." (a probe's answer, for split.h).  Returns the node's index, or -1 for a node not expected
  * or a line of another shape (ignored: a task's stray output).
  */
 int detect_heard(struct detect *d, const char *line, double now);

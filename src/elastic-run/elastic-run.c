@@ -363,6 +363,8 @@ static int job_setup(struct config *c, struct source *src,
 
 	memset(src, 0, sizeof(*src));
 	src->exit_ms = -1;
+	c->straggler_steps = POLICY_STRAGGLER_STEPS_DEFAULT;
+	c->straggler_factor = POLICY_STRAGGLER_FACTOR_DEFAULT;
 	slurm_init(NULL);
 	if (load_alloc(c->job_id, &v, &err) < 0) {
 		elog_error("%s", err.text);
@@ -384,6 +386,10 @@ static int job_setup(struct config *c, struct source *src,
 		else if (policy_load(pol, pol_path, NULL, &pol_err) < 0) {
 			free(pol);
 			pol = NULL;
+		}
+		if (pol) {
+			c->straggler_steps = pol->straggler_steps;
+			c->straggler_factor = pol->straggler_factor;
 		}
 		rc = ckpt_setup(c, pol);
 		if (rc < 0) {

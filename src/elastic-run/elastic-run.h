@@ -101,6 +101,9 @@ struct config {
 	unsigned grace;		/* seconds */
 	unsigned fault_timeout; /* seconds elasticd waits for a replacement */
 	unsigned heartbeat_timeout; /* a node's silence that is a loss; 0 */
+	/* The site's straggler rule: StragglerSteps, StragglerFactor (in
+	 * hundredths). */
+	unsigned straggler_steps, straggler_factor;
 	/* Checkpoints (common/ckpt.h): the job's dir, what the ranks resume
 	 * from, and the pass that submits eval jobs and applies retention. */
 	bool ckpt;
@@ -190,6 +193,9 @@ struct launch {
 };
 
 /* What happened while a launch ran. */
+/* Nodes besides the first that one split lets go (the rest, at the next). */
+#define WATCH_ALSO_MAX 32
+
 struct watch {
 	/* What the launcher saw, NULL if the ranks all exited on their own:
 	 * stop, signal, raised (on the steps), membership (the world changed
@@ -199,9 +205,13 @@ struct watch {
 	char detail[256];
 	bool stopping;
 	char world[256]; /* how the world changed, if it did */
-	/* cause node-lost: the node that fell silent, its member job. */
+	/* cause node-lost, hang, straggler, split: the node that leaves,
+	 * its member job; for a split, the others that leave too. */
 	char lost_node[64];
 	uint32_t lost_job;
+	char also[WATCH_ALSO_MAX][64];
+	uint32_t also_job[WATCH_ALSO_MAX];
+	size_t nalso;
 };
 
 /* A node whose heartbeats stopped and whose host does not answer
@@ -301,12 +311,28 @@ int launch_members(const struct config *c, const struct members *jm,
  * (again) for the world that runs, _lost() at every poll, _stop() when
  * the launch is over. */
 int heartbeat_main(const char *ms_arg);
+/* hbprobe.c: a heartbeat task's port for probes (its fd, -1), taking
+ * the connections made to it, and its answer to "PROBE ..." (list is
+ * cut up). */
+int probe_listen(unsigned *port);
+void probe_accept(int fd);
+void probe_answer(const char *self, char *list);
 void heartbeat_start(const struct config *c, const struct members *ms,
 		     unsigned restart);
 bool heartbeat_lost(unsigned restart, unsigned nnodes, struct lost_node *ret);
 /* A rank made no progress past the hang timeout (pace.h): its node, and
  * every node asked for its ranks' stacks. */
 bool heartbeat_hung(unsigned restart, unsigned nnodes, struct lost_node *ret);
+/* A node slower than the rest (straggle.h): named in the timeline and
+ * to elasticd; true when it is to leave the world (--elastic-stragglers=
+ * evict, the world at more than its min, not the batch host). */
+bool heartbeat_slow(const struct config *c, struct source *src,
+		    const struct members *ms, unsigned restart,
+		    struct lost_node *ret);
+/* Which nodes reach which (a probe, split.h): true with the nodes that
+ * leave in w (cause "split") when some pairs cannot reach each other. */
+bool heartbeat_split(const struct members *ms, unsigned restart,
+		     struct watch *w);
 void heartbeat_stop(void);
 /* After a node was lost: elasticd told, its unit cancelled, or the base
  * shrunk without it (not the batch host's), so that Slurm's view follows

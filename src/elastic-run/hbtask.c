@@ -2,10 +2,12 @@
  * elastic-run --heartbeat=MS: a heartbeat step's task, one per node
  * (heartbeat.c starts the steps).  Every MS it prints its node's name,
  * "TERM" once Slurm signals it to end, and the progress of the ranks on
- * its node ("r<RANK>=<STEP>/<AGE_MS>/<STATE>", from their records in
- * ELASTIC_PROGRESS_DIR of this launch's ELASTIC_RESTART_COUNT).  A line
+ * its node ("r<RANK>=<STEP>/<AGE_MS>/<STATE>/<RUN_MS>/<WAIT_MS>", from their
+ * records in ELASTIC_PROGRESS_DIR of this launch's ELASTIC_RESTART_COUNT,
+ * and the CPU their threads wanted: straggle.h).  A line
  * "STACKS" on its input asks it for the stacks of its node's ranks: the
- * signal each registered for it, and their state from /proc.
+ * signal each registered for it, and their state from /proc; "PROBE"
+ * which other nodes it reaches (hbprobe.c).
  */
 #include "config.h"
 
@@ -24,6 +26,8 @@
 struct hb_rank {
 	unsigned rank;
 	struct progress_rec rec;
+	long long run_ms, wait_ms; /* its threads' run time and run delay;
+				    * -1: unknown */
 };
 
 static volatile sig_atomic_t hb_term;
@@ -62,6 +66,51 @@ static DIR *hb_progress_dir(const char *dir)
 	return fdopendir(fd);
 }
 
+/*
+ * How long the threads of pid ran, and waited ready for a CPU, in ms:
+ * the sums over /proc/PID/task/TID/schedstat of its first two fields
+ * (-1 when unknown).  A thread asleep in a collective adds to neither;
+ * one on a throttled or oversubscribed CPU waits (straggle.h).
+ */
+static void hb_cpu_ms(pid_t pid, long long *run_ms, long long *wait_ms)
+{
+	char path[64];
+	unsigned long long run_ns = 0, wait_ns = 0;
+	struct dirent *e;
+	DIR *d;
+	int fd;
+
+	*run_ms = *wait_ms = -1;
+	snprintf(path, sizeof(path), "/proc/%ld/task", (long)pid);
+	if (!(d = opendir(path)))
+		return;
+	fd = dirfd(d);
+	while ((e = readdir(d))) {
+		char name[300], buf[128];
+		unsigned long long run, delay;
+		ssize_t n;
+		int f;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(name, sizeof(name), "%s/schedstat", e->d_name);
+		if ((f = openat(fd, name, O_RDONLY | O_CLOEXEC)) < 0)
+			continue;
+		n = read(f, buf, sizeof(buf) - 1);
+		close(f);
+		if (n <= 0)
+			continue;
+		buf[n] = '\0';
+		if (sscanf(buf, "%llu %llu", &run, &delay) == 2) {
+			run_ns += run;
+			wait_ns += delay;
+		}
+	}
+	closedir(d);
+	*run_ms = (long long)(run_ns / 1000000);
+	*wait_ms = (long long)(wait_ns / 1000000);
+}
+
 /* This launch's ranks on the node, from their records. */
 static size_t hb_ranks(const char *dir, unsigned restart, struct hb_rank *out)
 {
@@ -88,8 +137,11 @@ static size_t hb_ranks(const char *dir, unsigned restart, struct hb_rank *out)
 			 * place) wrote its last: its record goes. */
 			if (kill(out[n].rec.pid, 0) != 0 && errno == ESRCH)
 				unlinkat(dirfd(d), e->d_name, 0);
-			else
+			else {
+				hb_cpu_ms(out[n].rec.pid, &out[n].run_ms,
+					  &out[n].wait_ms);
 				out[n++].rank = (unsigned)rank;
+			}
 		}
 		close(fd);
 	}
@@ -98,13 +150,15 @@ static size_t hb_ranks(const char *dir, unsigned restart, struct hb_rank *out)
 	return n;
 }
 
-/* One heartbeat line: the node, TERM, the ranks' progress. */
-static int hb_line(const char *node, const struct hb_rank *r, size_t n,
-		   char *line, size_t len)
+/* One heartbeat line: the node, TERM, its probe port, the ranks'
+ * progress. */
+static int hb_line(const char *node, unsigned port, const struct hb_rank *r,
+		   size_t n, char *line, size_t len)
 {
 	uint64_t now = mono_ms();
 	size_t k;
-	int j = snprintf(line, len, "%s%s", node, hb_term ? " TERM" : "");
+	int j = snprintf(line, len, "%s%s p=%u", node, hb_term ? " TERM" : "",
+			 port);
 
 	for (size_t i = 0; i < n && j > 0 && (size_t)j < len - 64; i++) {
 		uint64_t age =
@@ -113,6 +167,9 @@ static int hb_line(const char *node, const struct hb_rank *r, size_t n,
 		j += snprintf(line + j, len - (size_t)j, " r%u=%llu/%llu/%c",
 			      r[i].rank, (unsigned long long)r[i].rec.step,
 			      (unsigned long long)age, r[i].rec.state);
+		if (j > 0 && (size_t)j < len && r[i].run_ms >= 0)
+			j += snprintf(line + j, len - (size_t)j, "/%lld/%lld",
+				      r[i].run_ms, r[i].wait_ms);
 	}
 	k = (size_t)j;
 	if (j <= 0 || k >= len - 1)
@@ -168,25 +225,36 @@ static void hb_stacks(const char *node, const struct hb_rank *r, size_t n)
 	fflush(stderr);
 }
 
-/* Lines on its input: "STACKS".  0 at its end. */
-static int hb_input(char *buf, size_t *len, bool *stacks)
+/* Its input: "STACKS", "PROBE ..." (hbprobe.c), in a buffer of HB_IN_MAX
+ * (a probe names every node of the world). */
+#define HB_IN_MAX 65536
+struct hb_in {
+	char buf[HB_IN_MAX];
+	size_t len;
+	bool stacks;
+};
+
+/* Read what came: 0 at its end.  Probes are answered as they come. */
+static int hb_input(struct hb_in *in, const char *node)
 {
 	char *nl;
-	ssize_t n = read(0, buf + *len, 255 - *len);
+	ssize_t n = read(0, in->buf + in->len, HB_IN_MAX - 1 - in->len);
 
 	if (n <= 0)
 		return 0;
-	*len += (size_t)n;
-	buf[*len] = '\0';
-	while ((nl = strchr(buf, '\n'))) {
+	in->len += (size_t)n;
+	in->buf[in->len] = '\0';
+	while ((nl = strchr(in->buf, '\n'))) {
 		*nl = '\0';
-		if (!strcmp(buf, "STACKS"))
-			*stacks = true;
-		*len -= (size_t)(nl + 1 - buf);
-		memmove(buf, nl + 1, *len + 1);
+		if (!strcmp(in->buf, "STACKS"))
+			in->stacks = true;
+		else if (!strncmp(in->buf, "PROBE ", 6))
+			probe_answer(node, in->buf + 6);
+		in->len -= (size_t)(nl + 1 - in->buf);
+		memmove(in->buf, nl + 1, in->len + 1);
 	}
-	if (*len == 255)
-		*len = 0;
+	if (in->len == HB_IN_MAX - 1)
+		in->len = 0; /* no line: drop it */
 	return 1;
 }
 
@@ -195,14 +263,15 @@ int heartbeat_main(const char *ms_arg)
 	static const int ignored[] = { SIGURG, SIGWINCH, SIGUSR1, SIGUSR2 };
 	static struct hb_rank ranks[HB_RANKS_MAX];
 	static char line[HB_LINE_MAX];
+	static struct hb_in in;
 	const char *node = getenv("SLURMD_NODENAME");
 	const char *dir = getenv("ELASTIC_PROGRESS_DIR");
 	const char *rs = getenv("ELASTIC_RESTART_COUNT");
 	unsigned long ms, restart = 0;
-	char host[DETECT_NAME_MAX], in[256];
-	size_t inlen = 0, n;
-	bool stacks = false;
-	int len;
+	char host[DETECT_NAME_MAX];
+	unsigned port;
+	size_t n;
+	int len, lfd;
 
 	if (parse_uint(ms_arg, 100, 60000, &ms) != PARSE_OK ||
 	    (rs && parse_uint(rs, 0, UINT32_MAX, &restart) != PARSE_OK))
@@ -219,19 +288,29 @@ int heartbeat_main(const char *ms_arg)
 	install(SIGINT, on_hb_term);
 	install(SIGHUP, on_hb_term);
 	signal(SIGPIPE, SIG_IGN);
-	for (;;) {
-		struct pollfd p = { 0, POLLIN, 0 };
+	lfd = probe_listen(&port);
+	for (double next = 0;;) {
+		struct pollfd p[2] = { { 0, POLLIN, 0 }, { lfd, POLLIN, 0 } };
+		double now = now_s();
 
-		n = hb_ranks(dir, (unsigned)restart, ranks);
-		if (stacks) {
+		if (in.stacks) { /* asked for: at once */
+			n = hb_ranks(dir, (unsigned)restart, ranks);
 			hb_stacks(node, ranks, n);
-			stacks = false;
+			in.stacks = false;
 		}
-		len = hb_line(node, ranks, n, line, sizeof(line));
-		if (len <= 0 || write(1, line, (size_t)len) != len)
-			return 1;
+		if (now >= next) {
+			n = hb_ranks(dir, (unsigned)restart, ranks);
+			len = hb_line(node, port, ranks, n, line, sizeof(line));
+			if (len <= 0 || write(1, line, (size_t)len) != len)
+				return 1;
+			next = now + (double)ms / 1000.0;
+		}
+		if (poll(p, 2, (int)((next - now) * 1000) + 1) <= 0)
+			continue;
+		if (p[1].revents)
+			probe_accept(lfd);
 		/* The end of its input (the launcher closed it) ends it. */
-		if (poll(&p, 1, (int)ms) > 0 && !hb_input(in, &inlen, &stacks))
+		if (p[0].revents && !hb_input(&in, node))
 			return 0;
 	}
 }

@@ -13,11 +13,16 @@
 #include "elastic-run.h"
 #include "detect.h"
 #include "pace.h"
+#include "straggle.h"
+#include "split.h"
 
 /* How long a stopped heartbeat step has to end before its srun is
  * killed, and how long the host of a silent node has to answer. */
 #define HB_STOP_WAIT_S 2
 #define HB_PROBE_MS    1000
+/* How long a probe's answers may take (each task waits 1 s for its
+ * connections). */
+#define HB_SPLIT_WAIT_S 3.0
 /* After the stacks were asked for: time for every rank to print them. */
 #define HB_STACKS_WAIT_MS 2000
 
@@ -36,6 +41,8 @@ static struct heartbeats {
 	struct hb_step step[MAX_MEMBERS];
 	struct detect table;
 	struct pace pace;
+	struct straggle slow; /* its rule's steps > 0 while watched */
+	struct split *probe;  /* a probe's answers, while it is asked */
 	unsigned timeout;
 	bool stacks_asked;
 	uint32_t lost_job; /* its srun waits for a dead node: not waited for */
@@ -130,6 +137,9 @@ void heartbeat_start(const struct config *c, const struct members *ms,
 	iv = detect_interval_ms(hb.timeout);
 	detect_init(&hb.table, now_s(), hb.timeout);
 	pace_init(&hb.pace, now_s(), c->opts.hang_timeout);
+	if (c->opts.stragglers != POLICY_STRAGGLERS_OFF)
+		straggle_init(&hb.slow, c->straggler_steps,
+			      c->straggler_factor / 100.0);
 	for (size_t i = 0; i < ms->n; i++) {
 		if (hb_expect(ms, i) < 0 ||
 		    hb_spawn(self, iv, ms->m[i].job_id, ms->m[i].nnodes,
@@ -200,6 +210,7 @@ void heartbeat_stop(void)
 	}
 	detect_free(&hb.table);
 	pace_free(&hb.pace);
+	straggle_free(&hb.slow);
 	memset(&hb, 0, sizeof(hb));
 }
 
@@ -230,6 +241,12 @@ static void hb_read(double now)
 				if (node >= 0)
 					pace_heard(&hb.pace, (size_t)node,
 						   s->buf, now);
+				if (node >= 0 && hb.slow.steps)
+					straggle_heard(&hb.slow, (size_t)node,
+						       s->buf);
+				if (node >= 0 && hb.probe)
+					split_heard(hb.probe, (size_t)node,
+						    s->buf);
 				s->len -= (size_t)(nl + 1 - s->buf);
 				memmove(s->buf, nl + 1, s->len + 1);
 			}
@@ -356,4 +373,178 @@ bool heartbeat_hung(unsigned restart, unsigned nnodes, struct lost_node *ret)
 	hb_ask_stacks();
 	sleep_ms(HB_STACKS_WAIT_MS);
 	return true;
+}
+
+bool heartbeat_slow(const struct config *c, struct source *src,
+		    const struct members *ms, unsigned restart,
+		    struct lost_node *ret)
+{
+	const struct straggle_rank *r;
+	const char *action = "evict";
+	elastic_error_t err;
+	double ratio;
+	int i;
+
+	if (!hb.on || !hb.slow.steps ||
+	    (i = straggle_find(&hb.slow, &ratio)) < 0)
+		return false;
+	r = &hb.slow.r[i];
+	snprintf(ret->node, sizeof(ret->node), "%s",
+		 hb.table.node[r->node].name);
+	ret->job = hb.table.node[r->node].job;
+	ret->silent_s = 0;
+	ret->heard = true;
+	ret->kind = "straggler";
+	/* Evicted only where the world goes on without it: never the batch
+	 * host, never below the job's min. */
+	if (c->opts.stragglers != POLICY_STRAGGLERS_EVICT)
+		action = "report";
+	else if (!strcmp(ret->node, ms->master_host))
+		action = "report (the batch host)";
+	else if (ms->nnodes <= c->opts.min)
+		action = "report (the world is at its min)";
+	timeline("straggler", restart, ms->nnodes,
+		 "rank=%u node=%s job=%u ms_per_step=%.1f waiting=%.1f "
+		 "others=%.1f ratio=%.1f steps=%u action=%s",
+		 r->rank, ret->node, ret->job, r->per_step, r->wait_per_step,
+		 straggle_median(&hb.slow, r->node), ratio, hb.slow.steps,
+		 action);
+	if (!strcmp(action, "evict"))
+		return true;
+	if (src->have_ed &&
+	    elasticd_suspect(&src->ed, c->job_id, ret->node, "straggler",
+			     ED_TIMEOUT_MS, &err) < 0)
+		elog_warn("suspect %s: %s", ret->node, err.text);
+	return false;
+}
+
+/* Where node's task takes probes: "NAME=ADDR:PORT" into out (ADDR from
+ * Slurm's NodeAddr in msg, else the name). */
+static void hb_peer(const node_info_msg_t *msg, const struct detect_node *x,
+		    char *out, size_t len)
+{
+	const char *addr = x->name;
+
+	for (uint32_t i = 0; msg && i < msg->record_count; i++)
+		if (msg->node_array[i].name &&
+		    !strcmp(msg->node_array[i].name, x->name) &&
+		    msg->node_array[i].node_addr)
+			addr = msg->node_array[i].node_addr;
+	snprintf(out, len, " %s=%s:%u", x->name, addr, x->port);
+}
+
+/* Ask every node's task which others it reaches: 0 when asked. */
+static int hb_ask_probe(void)
+{
+	node_info_msg_t *msg = NULL;
+	size_t cap = 16 + hb.table.n * (DETECT_NAME_MAX * 2 + 16), len = 5;
+	char *line = malloc(cap);
+	int rc = 0;
+
+	if (!line)
+		return -1;
+	if (slurm_load_node(0, &msg, SHOW_ALL) != SLURM_SUCCESS)
+		msg = NULL;
+	memcpy(line, "PROBE", 5);
+	for (size_t i = 0; i < hb.table.n; i++) {
+		if (!hb.table.node[i].port)
+			continue;
+		hb_peer(msg, &hb.table.node[i], line + len, cap - len);
+		len += strlen(line + len);
+	}
+	line[len++] = '\n';
+	for (size_t i = 0; i < hb.n; i++)
+		if (hb.step[i].in >= 0 &&
+		    write(hb.step[i].in, line, len) != (ssize_t)len)
+			rc = -1;
+	if (msg)
+		slurm_free_node_info_msg(msg);
+	free(line);
+	return rc;
+}
+
+/* The nodes a probe leaves out, into w (the first as its lost node). */
+static void hb_split_out(const bool *keep, const struct members *ms,
+			 unsigned restart, struct watch *w)
+{
+	char left[512] = "";
+	size_t k = 0;
+
+	w->nalso = 0;
+	for (size_t i = 0; i < hb.table.n; i++) {
+		const struct detect_node *x = &hb.table.node[i];
+
+		if (keep[i])
+			continue;
+		if (k++ == 0) {
+			snprintf(w->lost_node, sizeof(w->lost_node), "%s",
+				 x->name);
+			w->lost_job = x->job;
+		} else if (w->nalso < WATCH_ALSO_MAX) {
+			snprintf(w->also[w->nalso], sizeof(w->also[0]), "%s",
+				 x->name);
+			w->also_job[w->nalso++] = x->job;
+		}
+		snprintf(left + strlen(left), sizeof(left) - strlen(left),
+			 "%s%s", k > 1 ? "," : "", x->name);
+	}
+	w->cause = "split";
+	snprintf(w->detail, sizeof(w->detail), "node=%s job=%u left=%s",
+		 w->lost_node, w->lost_job, left);
+	timeline("split", restart, ms->nnodes, "left=%s kept=%zu", left,
+		 hb.table.n - k);
+}
+
+bool heartbeat_split(const struct members *ms, unsigned restart,
+		     struct watch *w)
+{
+	char (*names)[DETECT_NAME_MAX];
+	struct split sp;
+	size_t master = (size_t)-1, left = 0;
+	double deadline = now_s() + HB_SPLIT_WAIT_S;
+	bool *keep, all;
+
+	/* Two nodes, one the batch host: no split that both reach it. */
+	if (!hb.on || hb.table.n < 3)
+		return false;
+	names = calloc(hb.table.n, sizeof(*names));
+	keep = calloc(hb.table.n, sizeof(*keep));
+	if (!names || !keep ||
+	    split_init(&sp, hb.table.n, (const char(*)[DETECT_NAME_MAX])names) <
+		0) {
+		free(names);
+		free(keep);
+		return false;
+	}
+	for (size_t i = 0; i < hb.table.n; i++) {
+		memcpy(names[i], hb.table.node[i].name, DETECT_NAME_MAX);
+		if (!strcmp(names[i], ms->master_host))
+			master = i;
+		/* (keep doubles as "heard before" until split_keep) */
+		keep[i] = hb.table.node[i].heard && hb.table.node[i].port;
+	}
+	hb.probe = &sp;
+	if (hb_ask_probe() == 0)
+		while (!split_complete(&sp) && now_s() < deadline) {
+			sleep_ms(20);
+			hb_read(now_s());
+		}
+	hb.probe = NULL;
+	all = split_complete(&sp);
+	/* A node never heard, or silent now, is the heartbeats' to judge
+	 * (lost or not): the split is between nodes that answer. */
+	for (size_t i = 0; i < hb.table.n; i++)
+		if (!keep[i] || !sp.answered[i])
+			split_unknown(&sp, i);
+	if (master != (size_t)-1)
+		left = split_keep(&sp, master, keep);
+	if (left)
+		hb_split_out(keep, ms, restart, w);
+	else
+		timeline("probe", restart, ms->nnodes, "split=no answered=%s",
+			 all ? "all" : "not all");
+	split_free(&sp);
+	free(names);
+	free(keep);
+	return left > 0;
 }

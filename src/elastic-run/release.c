@@ -3,9 +3,9 @@
 
 #include "elastic-run.h"
 
-/* The base's nodes but `node`, as a Slurm node list: malloc'd, NULL when
- * nothing is left or out of memory. */
-static char *nodes_but(const char *list, const char *node)
+/* The base's nodes but those in drop[0..n-1], as a Slurm node list:
+ * malloc'd, NULL when nothing is left or out of memory. */
+static char *nodes_but(const char *list, const char (*drop)[64], size_t n)
 {
 	compat_hostlist_t all = slurm_hostlist_create(list);
 	compat_hostlist_t rest = slurm_hostlist_create(NULL);
@@ -13,8 +13,11 @@ static char *nodes_but(const char *list, const char *node)
 	size_t kept = 0;
 
 	while (all && rest && (name = slurm_hostlist_shift(all))) {
-		if (strcmp(name, node) != 0 &&
-		    slurm_hostlist_push_host(rest, name) > 0)
+		size_t k = 0;
+
+		while (k < n && strcmp(name, drop[k]) != 0)
+			k++;
+		if (k == n && slurm_hostlist_push_host(rest, name) > 0)
 			kept++;
 		free(name);
 	}
@@ -31,11 +34,12 @@ static char *nodes_but(const char *list, const char *node)
 	return out;
 }
 
-/* The base without node, as --no-kill does when Slurm marks it down. */
-static const char *shrink_base(uint32_t job, const char *list, const char *node)
+/* The base without drop[], as --no-kill does when Slurm marks them down. */
+static const char *shrink_base(uint32_t job, const char *list,
+			       const char (*drop)[64], size_t n)
 {
 	job_desc_msg_t d;
-	char *rest = nodes_but(list, node);
+	char *rest = nodes_but(list, drop, n);
 	int rc;
 
 	if (!rest)
@@ -45,45 +49,85 @@ static const char *shrink_base(uint32_t job, const char *list, const char *node)
 	d.req_nodes = rest;
 	rc = slurm_update_job(&d);
 	if (rc != SLURM_SUCCESS)
-		elog_warn("job %u without %s (NodeList=%s): %s", job, node,
+		elog_warn("job %u without %s (NodeList=%s): %s", job, drop[0],
 			  rest, slurm_strerror(errno));
 	free(rest);
 	return rc == SLURM_SUCCESS ? "shrunk" : "kept";
+}
+
+/* Member job's nodes that leave (but the batch host): into out. */
+static size_t leaving_of(const struct members *ms, const struct watch *w,
+			 uint32_t job, char (*out)[64])
+{
+	size_t n = 0;
+
+	for (size_t k = 0; k <= w->nalso; k++) {
+		const char *node = k ? w->also[k - 1] : w->lost_node;
+
+		if ((k ? w->also_job[k - 1] : w->lost_job) == job &&
+		    strcmp(node, ms->master_host) != 0)
+			snprintf(out[n++], 64, "%s", node);
+	}
+	return n;
+}
+
+/* Let go of member i's nodes that leave; say so. */
+static void release_member(const struct config *c, struct source *src,
+			   const struct members *ms, size_t i,
+			   const struct watch *w, unsigned restart)
+{
+	static char drop[WATCH_ALSO_MAX + 1][64];
+	uint32_t job = ms->m[i].job_id;
+	size_t n = leaving_of(ms, w, job, drop);
+	const char *how = "kept";
+
+	if (job != c->job_id) {
+		/* A unit of ours: what Slurm would end at SlurmdTimeout. */
+		if (slurm_kill_job(job, SIGKILL, 0) == SLURM_SUCCESS)
+			how = "cancelled";
+		else
+			elog_warn("cancel job %u: %s", job,
+				  slurm_strerror(errno));
+	} else if (n) {
+		how = shrink_base(job, member_nodes(ms, i), drop, n);
+	}
+	tell_elasticd(src, job, "fault", ED_TIMEOUT_MS);
+	for (size_t k = 0; k <= w->nalso; k++)
+		if ((k ? w->also_job[k - 1] : w->lost_job) == job)
+			timeline("released", restart, ms->nnodes,
+				 "node=%s job=%u slurm=%s",
+				 k ? w->also[k - 1] : w->lost_node, job, how);
 }
 
 void release_lost(const struct config *c, struct source *src,
 		  const struct members *ms, struct launch *l,
 		  const struct watch *w, unsigned restart)
 {
-	const char *how = "kept";
+	const char *why = !strcmp(w->cause, "node-lost") ||
+				  !strcmp(w->cause, "split")
+			      ? "lost"
+			      : w->cause;
 	elastic_error_t err;
-	size_t i;
 
-	for (i = 0; i < ms->n && ms->m[i].job_id != w->lost_job; i++)
-		;
-	if (i == ms->n)
-		return;
-	/* Before it is let go: elasticd takes only a node the group holds. */
-	if (src->have_ed &&
-	    elasticd_suspect(&src->ed, c->job_id, w->lost_node,
-			     strcmp(w->cause, "hang") ? "lost" : "hang",
-			     ED_TIMEOUT_MS, &err) < 0)
-		elog_warn("suspect %s: %s", w->lost_node, err.text);
-	if (w->lost_job != c->job_id) {
-		/* A unit of ours: what Slurm would end at SlurmdTimeout. */
-		if (slurm_kill_job(w->lost_job, SIGKILL, 0) == SLURM_SUCCESS)
-			how = "cancelled";
-		else
-			elog_warn("cancel job %u: %s", w->lost_job,
-				  slurm_strerror(errno));
-	} else if (strcmp(w->lost_node, ms->master_host) != 0) {
-		how = shrink_base(c->job_id, member_nodes(ms, i), w->lost_node);
+	/* Before they are let go: elasticd takes only a node the group
+	 * holds. */
+	for (size_t k = 0; src->have_ed && k <= w->nalso; k++)
+		if (elasticd_suspect(&src->ed, c->job_id,
+				     k ? w->also[k - 1] : w->lost_node, why,
+				     ED_TIMEOUT_MS, &err) < 0)
+			elog_warn("suspect %s: %s",
+				  k ? w->also[k - 1] : w->lost_node, err.text);
+	for (size_t i = 0; i < ms->n; i++) {
+		bool leaves = ms->m[i].job_id == w->lost_job;
+
+		for (size_t k = 0; k < w->nalso; k++)
+			leaves = leaves || ms->m[i].job_id == w->also_job[k];
+		if (!leaves)
+			continue;
+		release_member(c, src, ms, i, w, restart);
+		kill_member(l, ms->m[i].job_id);
 	}
 	/* The next world waits for elasticd's, which waits the fault
 	 * timeout for a replacement. */
 	src->degraded = true;
-	tell_elasticd(src, w->lost_job, "fault", ED_TIMEOUT_MS);
-	timeline("released", restart, ms->nnodes, "node=%s job=%u slurm=%s",
-		 w->lost_node, w->lost_job, how);
-	kill_member(l, w->lost_job);
 }

@@ -18,21 +18,71 @@ void report_up(const struct config *c, struct source *src,
 	src->exit_ms = -1;
 }
 /* A node the heartbeats found lost, or where a rank hangs: into w. */
-static bool watch_fault(unsigned restart, unsigned nnodes, struct watch *w)
+static bool watch_fault(const struct config *c, struct source *src,
+			const struct members *ms, unsigned restart,
+			struct watch *w)
 {
 	struct lost_node lost;
 
-	if (!heartbeat_lost(restart, nnodes, &lost) &&
-	    !heartbeat_hung(restart, nnodes, &lost))
+	if (heartbeat_lost(restart, ms->nnodes, &lost))
+		;
+	else if (heartbeat_hung(restart, ms->nnodes, &lost)) {
+		/* Ranks stuck in a collective across a split: the split. */
+		if (heartbeat_split(ms, restart, w))
+			return true;
+	} else if (!heartbeat_slow(c, src, ms, restart, &lost))
 		return false;
 	w->cause = lost.kind;
-	snprintf(w->detail, sizeof(w->detail),
-		 "node=%s job=%u silent=%.1f heard=%s", lost.node, lost.job,
-		 lost.silent_s, lost.heard ? "yes" : "no");
+	if (!strcmp(lost.kind, "straggler"))
+		snprintf(w->detail, sizeof(w->detail), "node=%s job=%u",
+			 lost.node, lost.job);
+	else
+		snprintf(w->detail, sizeof(w->detail),
+			 "node=%s job=%u silent=%.1f heard=%s", lost.node,
+			 lost.job, lost.silent_s, lost.heard ? "yes" : "no");
 	snprintf(w->lost_node, sizeof(w->lost_node), "%s", lost.node);
 	w->lost_job = lost.job;
 	return true;
 }
+/* Ranks that failed: in a rendezvous or a collective across a split
+ * between nodes that all still answer?  The split, if so. */
+static bool watch_split(const struct members *ms, const struct launch *l,
+			unsigned restart, struct watch *w)
+{
+	int failed = member_failed(l);
+
+	return failed >= 0 &&
+	       member_end_of(l->status[failed]) == MEMBER_FAILED &&
+	       heartbeat_split(ms, restart, w);
+}
+
+/* A member ended while others run: why, into w, if it matters. */
+static bool watch_member_end(struct source *src, const struct members *ms,
+			     struct launch *l, unsigned restart,
+			     struct watch *w)
+{
+	int failed;
+
+	/* One that ended well: its node may be gone (srun then ends with
+	 * 0). */
+	if (l->running > 0 && src->ed_mode &&
+	    (failed = member_gone(ms, l, w->detail, sizeof(w->detail))) >= 0) {
+		w->cause = "member-exit";
+		return true;
+	}
+	if ((failed = member_failed(l)) < 0)
+		return false;
+	if (watch_split(ms, l, restart, w))
+		return true;
+	/* The others may wait on it in a collective. */
+	w->cause = member_end_of(l->status[failed]) == MEMBER_EVENT
+		       ? "ranks-event"
+		       : "member-exit";
+	snprintf(w->detail, sizeof(w->detail), "job=%u nodes=%s",
+		 l->job[failed], member_nodes(ms, (size_t)failed));
+	return true;
+}
+
 /* Watch the ranks until they all exit or something happens. */
 void watch_launch(const struct config *c, struct source *src,
 		  struct members *ms, struct launch *l, struct sentinel *sen,
@@ -42,8 +92,6 @@ void watch_launch(const struct config *c, struct source *src,
 	double next_ckpt = now_s() + CKPT_TICK_S, settle;
 	double next_stale = now_s() + STALE_CHECK_S;
 	bool up = false;
-	int failed;
-
 	memset(w, 0, sizeof(*w));
 	while (reap(l) > 0) {
 		if (got_stop) {
@@ -62,27 +110,10 @@ void watch_launch(const struct config *c, struct source *src,
 		if (sentinel_event(c, sen, &w->cause, &w->stopping, w->detail,
 				   sizeof(w->detail)))
 			return;
-		if (watch_fault(restart, ms->nnodes, w))
+		if (watch_fault(c, src, ms, restart, w))
 			return;
-		/* A member that ended well while others run: its node
-		 * may be gone (srun then ends with 0). */
-		if (l->running > 0 && l->running < l->n && src->ed_mode &&
-		    (failed = member_gone(ms, l, w->detail,
-					  sizeof(w->detail))) >= 0) {
-			w->cause = "member-exit";
+		if (l->running < l->n && watch_member_end(src, ms, l, restart, w))
 			return;
-		}
-		if (l->running < l->n && (failed = member_failed(l)) >= 0) {
-			/* The others may wait on it in a collective. */
-			w->cause =
-			    member_end_of(l->status[failed]) == MEMBER_EVENT
-				? "ranks-event"
-				: "member-exit";
-			snprintf(w->detail, sizeof(w->detail),
-				 "job=%u nodes=%s", l->job[failed],
-				 member_nodes(ms, (size_t)failed));
-			return;
-		}
 		if (!up && launch_up(l) >= l->n) {
 			up = true;
 			timeline("ranks-up", restart, ms->nnodes, "ranks=%u",
@@ -118,6 +149,8 @@ void watch_launch(const struct config *c, struct source *src,
 		inplace_capable(c, ms);
 	}
 
+	if (watch_split(ms, l, restart, w))
+		return;
 	/* The ranks all exited: was it an event whose signal reaches us
 	 * after the ranks (slurmd tells the batch step last)? */
 	settle = now_s() + SETTLE_MS / 1000.0;

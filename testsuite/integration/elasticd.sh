@@ -574,3 +574,36 @@ resume_suspects() {
 }
 # node_state NODE: sinfo's short state (idle, alloc, drain, down*...).
 node_state() { sinfo -h -N -n "$1" -o '%t' | head -n1; }
+
+# The tests' Python ranks write DIR/pid.RESTART.RANK ("PID NODE").
+# rank_on DIR RESTART NODE: "RANK PID" of the rank on NODE; rank_off: of
+# one not on NODE, "RANK PID ITS-NODE".
+rank_on() {
+	local f p n
+	for f in "$1"/pid."$2".*; do
+		read -r p n <"$f"
+		[ "$n" = "$3" ] && echo "${f##*.} $p" && return 0
+	done
+	return 1
+}
+rank_off() {
+	local f p n
+	for f in "$1"/pid."$2".*; do
+		read -r p n <"$f"
+		[ "$n" != "$3" ] && echo "${f##*.} $p $n" && return 0
+	done
+	return 1
+}
+
+# left_world OUT MARK NODE UNIT BASE NNODES WHY: after the launcher named
+# NODE (in OUT past line MARK), four tests: its unit UNIT let go, ranks up
+# at NNODES without it, no failure counted against --max-restarts, and
+# elasticd drained NODE for group BASE saying WHY (SuspectNodes=drain).
+left_world() {
+	local out=$1 mark=$2 node=$3 unit=$4 base=$5 n=$6 why=$7
+	ok "the unit on $node is let go" wait_until 20 bash -c "tail -n +$((mark + 1)) '$out' | grep -qE 'event=released .*node=$node job=$unit slurm=cancelled'"
+	ok "it trains on at $n nodes" wait_until 60 bash -c "tail -n +$((mark + 1)) '$out' | grep -qE 'event=ranks-up restart=[0-9]+ nnodes=$n '"
+	is "no failure counted against --max-restarts" "$(grep -c 'event=failure' "$out")" 0
+	ok "elasticd drained $node, saying why ($why)" wait_until 10 bash -c "sinfo -h -N -n '$node' -o '%T|%E' | head -n1 | grep -qE '^drain[a-z*]*\\|slurm-elastic: job $base: $why '" ||
+		diag "$(drained_for "$node")"
+}

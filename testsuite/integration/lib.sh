@@ -264,3 +264,42 @@ rejected() { # rejected DESC REGEX SBATCH-ARGS...
 		[ "$rc" -eq 0 ] && scancel "$out" 2>/dev/null
 	fi
 }
+
+# cpu_throttle PID PERCENT: hold PID (its threads) to PERCENT of one CPU,
+# as a site's noisy neighbour or a throttled CPU would: a cpu cgroup of
+# the test's own (v1 where the cpu controller is mounted alone, else the
+# unified hierarchy's cpu.max).  cpu_unthrottle puts it back and removes
+# the cgroup (also at exit).  A machine with neither fails the test.
+_t_cpu_cg=
+cpu_throttle() {
+	local pid=$1 pct=$2 v1 t
+	v1=$(awk '$3 == "cgroup" && $4 ~ /(^|,)cpu(,|$)/ { print $2; exit }' /proc/mounts)
+	if [ -n "$v1" ]; then
+		_t_cpu_cg=$v1/elastic-test-$$
+		mkdir -p "$_t_cpu_cg" || return 1
+		echo 100000 >"$_t_cpu_cg/cpu.cfs_period_us" &&
+			echo $((pct * 1000)) >"$_t_cpu_cg/cpu.cfs_quota_us" || return 1
+	else
+		v1=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+		[ -n "$v1" ] && grep -qw cpu "$v1/cgroup.controllers" || return 1
+		echo +cpu >"$v1/cgroup.subtree_control" 2>/dev/null
+		_t_cpu_cg=$v1/elastic-test-$$
+		mkdir -p "$_t_cpu_cg" && echo "$((pct * 1000)) 100000" >"$_t_cpu_cg/cpu.max" || return 1
+	fi
+	[ -n "${_t_cpu_hooked:-}" ] || at_exit cpu_unthrottle
+	_t_cpu_hooked=1
+	for t in /proc/"$pid"/task/*; do
+		echo "${t##*/}" >"$_t_cpu_cg/tasks" 2>/dev/null || echo "${t##*/}" >"$_t_cpu_cg/cgroup.threads" 2>/dev/null ||
+			echo "$pid" >"$_t_cpu_cg/cgroup.procs" || return 1
+	done
+}
+cpu_unthrottle() {
+	local root t
+	[ -n "$_t_cpu_cg" ] && [ -d "$_t_cpu_cg" ] || return 0
+	root=${_t_cpu_cg%/*}
+	for t in $(cat "$_t_cpu_cg/tasks" "$_t_cpu_cg/cgroup.procs" 2>/dev/null); do
+		echo "$t" >"$root/tasks" 2>/dev/null || echo "$t" >"$root/cgroup.procs" 2>/dev/null
+	done
+	rmdir "$_t_cpu_cg" 2>/dev/null
+	return 0
+}

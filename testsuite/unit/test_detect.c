@@ -111,6 +111,14 @@ static void stray_lines(void **state)
 	assert_false(d.node[0].leaving);
 	assert_int_equal(detect_heard(&d, "n2 TERM r2=5/10/r", 101), 1);
 	assert_true(d.node[1].leaving);
+	/* The probe port, and a probe's answers (split.h's). */
+	assert_int_equal(d.node[2].port, 0);
+	assert_int_equal(detect_heard(&d, "n3 p=40123 r2=5/10/r/7/1", 101), 2);
+	assert_int_equal(d.node[2].port, 40123);
+	assert_int_equal(detect_heard(&d, "n3 X=n1,n2", 101), 2);
+	assert_int_equal(detect_heard(&d, "n3 X+=n1", 101), 2);
+	assert_int_equal(detect_heard(&d, "n3 p=99999999", 101), -1);
+	assert_int_equal(d.node[2].port, 40123);
 	detect_free(&d);
 }
 

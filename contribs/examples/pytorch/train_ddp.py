@@ -373,6 +373,9 @@ def main(argv=None):
                          device=device)
         dist.all_reduce(t)
         loss = t[1].item() / len(batch)
+        # A step done: a rank that stops reporting hangs, and the CPU
+        # time between reports finds a slow node (elastic-run(1)).
+        slurm_elastic.progress(step)
         if rank == 0 and args.log_every and step % args.log_every == 0:
             print("step %d epoch %d samples %d loss %.6f world %d"
                   % (step, epoch, consumed, loss, world), flush=True)
