@@ -7,10 +7,8 @@
  */
 #include "config.h"
 
-#include <netdb.h>
-#include <sys/socket.h>
-
 #include "elastic-run.h"
+#include "common/tcpprobe.h"
 #include "detect.h"
 #include "pace.h"
 #include "straggle.h"
@@ -264,48 +262,7 @@ static void hb_read(double now)
  */
 static bool hb_host_answers(const char *node)
 {
-	node_info_msg_t *msg = NULL;
-	struct addrinfo hints = { 0 }, *ai = NULL;
-	char port[16], addr[256];
-	bool up = true;
-	int fd, rc;
-
-	if (slurm_load_node_single(&msg, (char *)node, SHOW_ALL) !=
-		SLURM_SUCCESS ||
-	    msg->record_count < 1) {
-		if (msg)
-			slurm_free_node_info_msg(msg);
-		return true;
-	}
-	snprintf(addr, sizeof(addr), "%s",
-		 msg->node_array[0].node_addr ? msg->node_array[0].node_addr
-					      : node);
-	snprintf(port, sizeof(port), "%u",
-		 msg->node_array[0].port ? msg->node_array[0].port : 6818);
-	slurm_free_node_info_msg(msg);
-	hints.ai_socktype = SOCK_STREAM;
-	if (getaddrinfo(addr, port, &hints, &ai) != 0 || !ai)
-		return true;
-	fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
-		    0);
-	if (fd >= 0) {
-		rc = connect(fd, ai->ai_addr, ai->ai_addrlen);
-		if (rc < 0 && errno == EINPROGRESS) {
-			struct pollfd p = { fd, POLLOUT, 0 };
-			socklen_t sl = sizeof(rc);
-
-			rc = poll(&p, 1, HB_PROBE_MS) == 1 &&
-				     getsockopt(fd, SOL_SOCKET, SO_ERROR, &rc,
-						&sl) == 0 &&
-				     rc == 0
-				 ? 0
-				 : -1;
-		}
-		up = rc == 0;
-		close(fd);
-	}
-	freeaddrinfo(ai);
-	return up;
+	return slurmd_answers(node, HB_PROBE_MS);
 }
 
 bool heartbeat_lost(unsigned restart, unsigned nnodes, struct lost_node *ret)

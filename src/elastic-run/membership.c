@@ -221,7 +221,9 @@ enum fetch_result elasticd_fetch(const struct apiclient *c, uint32_t job,
 	long status;
 	int r;
 
-	snprintf(path, sizeof(path), "/v1/groups/%u", job);
+	/* "launcher": elasticd takes the question for a sign of life of the
+	 * batch host (elasticd-api(7)). */
+	snprintf(path, sizeof(path), "/v1/groups/%u?launcher=1", job);
 	fr = request(c, "GET", path, timeout_ms, &status, &b, err);
 	if (fr != FETCH_OK) {
 		/* said by err */

@@ -461,6 +461,11 @@ static enum MHD_Result serve_v1(const struct req *rq, const struct route *r,
 	}
 	switch (r->kind) {
 	case ROUTE_GROUP:
+		/* Its launcher, alive (batchhost.h): only the owner's word. */
+		if (c->uid == g->user_id &&
+		    MHD_lookup_connection_value(rq->conn, MHD_GET_ARGUMENT_KIND,
+						"launcher"))
+			api_note_launcher(g->base_job_id);
 		return reply(rq, MHD_HTTP_OK, JSON_TYPE, render_group(g), NULL);
 	case ROUTE_EVENTS:
 		return reply(rq, MHD_HTTP_OK, JSON_TYPE, render_events(g),

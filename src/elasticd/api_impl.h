@@ -56,6 +56,9 @@ struct api_state {
 	size_t nreport;
 	struct suspect_report suspect[API_SUSPECT_MAX];
 	size_t nsuspect;
+	/* Groups whose launcher asked since the last cycle (batchhost.h). */
+	uint32_t seen[API_RAISE_MAX];
+	size_t nseen;
 	uint32_t lookup[API_LOOKUP_MAX];
 	size_t nlookup;
 	/* Jobs notified as ending or losing a member: read at every cycle
@@ -90,6 +93,7 @@ void api_view_put(struct held_view *h);
 int api_queue_raise(uint32_t id);
 int api_queue_report(const struct launch_report *rep);
 int api_queue_suspect(const struct suspect_report *s);
+void api_note_launcher(uint32_t id);
 void api_queue_lookup(uint32_t id);
 void api_queue_follow(uint32_t id);
 void api_queue_started(uint32_t id, const char *nodes);

@@ -194,6 +194,25 @@ int api_queue_suspect(const struct suspect_report *s)
 	return rc;
 }
 
+/* A group's launcher asked (once per group until taken; a full table
+ * drops it: the next request notes it). */
+void api_note_launcher(uint32_t id)
+{
+	pthread_mutex_lock(&api.lock);
+	for (size_t i = 0; i < api.nseen; i++)
+		if (api.seen[i] == id)
+			goto out;
+	if (api.nseen < API_RAISE_MAX)
+		api.seen[api.nseen++] = id;
+out:
+	pthread_mutex_unlock(&api.lock);
+}
+
+int api_take_seen(uint32_t *ids, size_t max)
+{
+	return take(ids, api.seen, &api.nseen, max, sizeof(ids[0]));
+}
+
 int api_take_suspects(struct suspect_report *out, size_t max)
 {
 	return take(out, api.suspect, &api.nsuspect, max, sizeof(out[0]));

@@ -43,6 +43,7 @@
 #include "submitq.h"
 #include "drain.h"
 #include "suspect.h"
+#include "batchhost_run.h"
 
 #define PROG		"elasticd"
 #define STATE_FILE	"groups"
@@ -68,6 +69,7 @@ static struct {
 	unsigned poll_ms;	   /* ElasticdPollInterval, or its default */
 	enum policy_notify notify; /* ElasticdNotify, as it can be */
 	struct suspect_window suspects; /* drains of the last hour */
+	struct bh_table batch_hosts;	/* launchers' last word */
 } ctx;
 
 static int64_t now_ms(void)
@@ -425,6 +427,15 @@ static void api_suspects(void)
 	}
 }
 
+/* Bases whose launcher fell silent (batchhost.h). */
+static void batch_hosts(const struct snapshot *s)
+{
+	struct bh_run r = { &ctx.batch_hosts, &ctx.policy, &ctx.suspects,
+			    ctx.m.suspects, ctx.rec };
+
+	batchhost_pass(&r, s, now_ms());
+}
+
 /* ------------------------------------------------------------ the loop */
 
 /* How long a job notified as ending, or as losing a member, is read at
@@ -507,6 +518,7 @@ static void cycle(bool full)
 	api_raises();
 	api_reports();
 	api_suspects();
+	batch_hosts(s);
 	state_save();
 
 	ctx.m.slurm_rpcs_last_cycle = slurmio_rpcs_cycle(ctx.io);

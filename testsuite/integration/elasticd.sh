@@ -607,3 +607,36 @@ left_world() {
 	ok "elasticd drained $node, saying why ($why)" wait_until 10 bash -c "sinfo -h -N -n '$node' -o '%T|%E' | head -n1 | grep -qE '^drain[a-z*]*\\|slurm-elastic: job $base: $why '" ||
 		diag "$(drained_for "$node")"
 }
+
+# slurmd_timeout_for_test S: SlurmdTimeout=S in slurm.conf (Slurm's
+# default, 300, for the tests that show faults found before Slurm finds
+# them), the cluster's own restored at the test's end.
+slurmd_timeout() {
+	sed -i "s/^SlurmdTimeout=.*/SlurmdTimeout=$1/" "$MC_DIR/etc/slurm.conf"
+	scontrol reconfigure
+	wait_until 30 bash -c "scontrol show config | grep -q '^SlurmdTimeout *= $1 sec'"
+}
+slurmd_timeout_for_test() {
+	[ -n "${_t_old_slurmd_timeout:-}" ] || {
+		_t_old_slurmd_timeout=$(sed -n 's/^SlurmdTimeout=//p' "$MC_DIR/etc/slurm.conf")
+		at_exit '{ slurmd_timeout "$_t_old_slurmd_timeout" >/dev/null 2>&1 || true; }'
+	}
+	slurmd_timeout "$1"
+}
+
+# ed_start_draining [KEY=VALUE...]: one test, elasticd starts with
+# SuspectNodes=drain (and the keys given); what it drains is resumed at
+# the test's end.
+ed_start_draining() {
+	ed_write_conf SuspectNodes=drain "$@"
+	at_exit resume_suspects
+	ok "elasticd starts" ed_start
+}
+# py_group ARGS...: the test user's group of min=2 max=3 (a 2-node base
+# and a unit) running $ED_TMP/rank.py under elastic-run, with a 1 s scale
+# delay, a 2 s fault timeout, a 10 s grace and ARGS; its base job's id.
+py_group() {
+	ED_WRAP="export PYTHONPATH=$ELASTIC_SRCDIR/contribs/python; exec $RUN -- $PYTHON $ED_TMP/rank.py" \
+		submit_group "$TEST_USER" --elastic-min=2 --elastic-max=3 --elastic-step=1 \
+		--elastic-scale-delay=1 --elastic-fault-timeout=2 --elastic-grace=10 "$@"
+}

@@ -27,17 +27,7 @@ plan 40
 [ "${MC_HOSTS:-0}" = 1 ] || bail "needs the cluster of hosts (MC_HOSTS=1)"
 HB=3 FAULT=2
 
-# Slurm's default SlurmdTimeout for this test, restored at its end.
-CONF=$MC_DIR/etc/slurm.conf
-slurmd_timeout() {
-	sed -i "s/^SlurmdTimeout=.*/SlurmdTimeout=$1/" "$CONF"
-	scontrol reconfigure
-	wait_until 30 bash -c "scontrol show config | grep -q '^SlurmdTimeout *= $1 sec'"
-}
-old_timeout=$(sed -n 's/^SlurmdTimeout=//p' "$CONF")
-restore_timeout() { slurmd_timeout "$old_timeout" >/dev/null 2>&1 || true; }
-at_exit restore_timeout
-ok "SlurmdTimeout=300, Slurm's default" slurmd_timeout 300
+ok "SlurmdTimeout=300, Slurm's default" slurmd_timeout_for_test 300
 
 W=$ED_TMP/w
 mkdir -p "$W" && chmod 777 "$W"

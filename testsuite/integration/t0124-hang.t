@@ -53,14 +53,9 @@ sys.exit(0)
 EOS
 chmod 644 "$ED_TMP/rank.py"
 
-ed_write_conf SuspectNodes=drain
-at_exit resume_suspects
-ok "elasticd starts" ed_start
+ed_start_draining
 touch "$W/slowstart"
-base=$(ED_WRAP="export PYTHONPATH=$ELASTIC_SRCDIR/contribs/python; exec $RUN -- $PYTHON $ED_TMP/rank.py" \
-	submit_group "$TEST_USER" --elastic-min=2 --elastic-max=3 --elastic-step=1 \
-	--elastic-scale-delay=1 --elastic-fault-timeout=2 --elastic-grace=10 \
-	--elastic-hang-timeout=$HANG -o "$out" --export=ALL,W="$W")
+base=$(py_group --elastic-hang-timeout=$HANG -o "$out" --export=ALL,W="$W")
 like "a group with a ${HANG} s hang timeout is accepted" "$base" '^[0-9]+$'
 ok "it runs at 3 nodes" wait_until 90 bash -c "grep -qE 'event=ranks-up restart=[0-9]+ nnodes=3 ' '$out'"
 fill=$(filler preempt 1)

@@ -75,13 +75,8 @@ EOS
 chmod 644 "$ED_TMP/rank.py"
 
 set_policy "$(grep -vE '^[[:space:]]*Straggler' "$POLICY")" "StragglerSteps=10"
-ed_write_conf SuspectNodes=drain
-at_exit resume_suspects
-ok "elasticd starts" ed_start
-base=$(ED_WRAP="export PYTHONPATH=$ELASTIC_SRCDIR/contribs/python; exec $RUN -- $PYTHON $ED_TMP/rank.py" \
-	submit_group "$TEST_USER" --elastic-min=2 --elastic-max=3 --elastic-step=1 \
-	--elastic-scale-delay=1 --elastic-fault-timeout=2 --elastic-grace=10 \
-	--elastic-stragglers=evict -o "$out" --export=ALL,W="$W")
+ed_start_draining
+base=$(py_group --elastic-stragglers=evict -o "$out" --export=ALL,W="$W")
 like "a group with --elastic-stragglers=evict is accepted" "$base" '^[0-9]+$'
 ok "it runs at 3 nodes" wait_until 90 bash -c "grep -qE 'event=ranks-up restart=[0-9]+ nnodes=3 ' '$out'"
 fill=$(filler preempt 1)

@@ -75,6 +75,9 @@ write_configs() {
 		# jobs requeued.  Three times the MessageTimeout, as Slurm's own
 		# defaults (SlurmdTimeout=300) are far above it.
 		! slurm_at_least 23 11 || slurmd_timeout=30
+		# MC_SLURMD_TIMEOUT: a site's own (make bench-faults: Slurm's
+		# default, 300).
+		slurmd_timeout=${MC_SLURMD_TIMEOUT:-$slurmd_timeout}
 	else
 		ctl_addr=127.0.0.1
 		node_lines="NodeName=n[1-$MC_NODES] NodeAddr=127.0.0.1 NodeHostname=$host Port=[$PORT_SLURMD-$nodes_hi] CPUs=$MC_CPUS RealMemory=1000 State=UNKNOWN"
