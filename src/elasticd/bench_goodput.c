@@ -28,7 +28,7 @@ static const char usage[] =
     "         [--rate-curve W:R,...]\n"
     "         [--ckpt S] [--ckpt-every S] [--restart S] [--stop S]\n"
     "         [--resize S] [--inplace S] [--join S] [--start S]\n"
-    "         [--detect S] [--requeue S]"
+    "         [--detect S] [--lost S] [--requeue S]"
     " [--queue-wait S] [--tick MS] [--exact-passes]\n"
     "         [--schedule]"
     " [--target SAMPLES] [--spot-price P] [--ondemand-price P]\n"
@@ -232,6 +232,7 @@ int main(int argc, char **argv)
 					    { "inplace", 1, 0, 30 },
 					    { "join", 1, 0, 31 },
 					    { "rate-curve", 1, 0, 32 },
+					    { "lost", 1, 0, 33 },
 					    { "help", 0, 0, 'h' },
 					    { 0, 0, 0, 0 } };
 	struct goodsim_params p;
@@ -386,6 +387,9 @@ int main(int argc, char **argv)
 		case 16:
 			p.detect_s = d;
 			break;
+		case 33:
+			p.lost_s = d;
+			break;
 		case 17:
 			p.requeue_s = d;
 			break;
@@ -487,11 +491,12 @@ int main(int argc, char **argv)
 	printf("  costs: checkpoint %.1f s every %.0f s, restart %.1f s (the "
 	       "world picked after %.1f s), our "
 	       "resize %.1f s, in place %.1f s (joiners ready %.1f s), job "
-	       "start %.1f s, crash seen %.0f s, requeue "
-	       "%.0f s, queue wait %.0f s; prices $%.2f spot, $%.2f on-demand "
-	       "per node-hour\n",
+	       "start %.1f s, crash seen %.0f s (by our launchers %.1f s), "
+	       "requeue %.0f s, queue wait %.0f s; prices $%.2f spot, $%.2f "
+	       "on-demand per node-hour\n",
 	       p.ckpt_s, p.ckpt_every_s, p.restart_s, p.stop_s, p.resize_s,
-	       p.inplace_s, p.join_s, p.start_s, p.detect_s, p.requeue_s,
+	       p.inplace_s, p.join_s, p.start_s, p.detect_s, p.lost_s,
+	       p.requeue_s,
 	       p.queue_wait_s, p.spot_price, p.ondemand_price);
 	for (int k = 0; k < GOODSIM_NPOLICIES; k++) {
 		double t0 = now_s();

@@ -156,6 +156,9 @@ void goodsim_defaults(struct goodsim_params *p)
 	p->join_s = 1.5;
 	p->start_s = 1;
 	p->detect_s = 10;
+	/* Heartbeats at the default 5 s timeout: named lost 6 to 7 s after
+	 * the crash (3.6 to 4 s at a 3 s timeout, t0122). */
+	p->lost_s = 6.5;
 	p->requeue_s = 120;
 	/* AWS p3.2xlarge, us-east-1: on-demand $3.06/h, spot about $0.92/h */
 	p->spot_price = 0.92;
@@ -214,6 +217,7 @@ int goodsim_check(const struct goodsim_params *p, elastic_error_t *err)
 		  p->ckpt_s <= 86400 && p->restart_s <= 86400 &&
 		  p->resize_s <= 86400 && p->start_s <= 86400 &&
 		  p->detect_s <= 86400 && p->requeue_s <= 86400 &&
+		  finite_nonneg(p->lost_s) && p->lost_s <= 86400 &&
 		  finite_nonneg(p->queue_wait_s) && p->queue_wait_s <= 86400,
 	      "costs: each 0..86400 s");
 	CHECK(isfinite(p->ckpt_every_s) && p->ckpt_every_s >= 1 &&
@@ -569,20 +573,29 @@ static void due_at(struct ggroup *g, int64_t t)
  * at every tick for as long as the longest of them (elasticd's own
  * rhythm; the figures of both are compared by the tests).
  */
+/* A crash to its being known: by slurm-elastic's launchers, or Slurm. */
+static int64_t seen_ms(const struct sim *s)
+{
+	return ms_of(s->policy == GOODSIM_ELASTIC ||
+				     s->policy == GOODSIM_INPLACE
+			     ? s->p->lost_s
+			     : s->p->detect_s);
+}
+
 static void wake(struct sim *s, struct ggroup *g)
 {
 	const struct goodsim_params *p = s->p;
 	int64_t tick = p->tick_ms,
 		t[5] = { 0, p->scale_delay_s * 1000LL,
 			 p->fault_timeout_s * 1000LL, p->grace_s * 1000LL,
-			 ms_of(p->detect_s) };
+			 seen_ms(s) };
 
 	if (p->exact_passes) {
 		int64_t w = 0;
 
 		for (int i = 0; i < 5; i++)
 			w = t[i] > w ? t[i] : w;
-		w += s->now + 3 * tick + ms_of(p->detect_s);
+		w += s->now + 3 * tick + seen_ms(s);
 		if (g->awake_ms < w)
 			g->awake_ms = w;
 		return;
@@ -957,7 +970,7 @@ static void node_remove(struct sim *s, uint32_t n, bool crash)
 		s->res.crashes++;
 		if (!j->crashed) {
 			j->crashed = true;
-			j->fail_ms = s->now + ms_of(s->p->detect_s);
+			j->fail_ms = s->now + seen_ms(s);
 			timed_add(s, nd->job);
 		}
 		/* its ranks die; the others fail in the next collective: in

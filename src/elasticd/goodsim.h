@@ -44,7 +44,8 @@
  * A trace `remove` is, per reclaim_ratio, a reclaim (a higher-priority
  * job takes the node: its job is preempted with the grace, the node
  * leaves once the job let it go) or a crash (the node and its ranks die
- * at once; Slurm sees it detect_s later; the work since the group's last
+ * at once; Slurm sees it detect_s later (slurm-elastic's launchers,
+ * whose heartbeats find it, lost_s later); the work since the group's last
  * checkpoint is lost and done again).  An `add` gives the node back.
  *
  * Time runs in ticks of tick_ms (elasticd's poll, Slurm's scheduler);
@@ -102,6 +103,10 @@ struct goodsim_params {
 	double join_s;	  /* in place: joiners started to ready */
 	double start_s;	  /* a job allocated to its batch running */
 	double detect_s;  /* a crash to Slurm knowing (SlurmdTimeout) */
+	/* A crash to slurm-elastic's launcher knowing (its heartbeats; the
+	 * elastic and in-place policies): what `make bench-faults`
+	 * measures. */
+	double lost_s;
 	double requeue_s; /* native: requeued job eligible again */
 	/* A job submitted again (restart-at-size, a requeue) waits this in
 	 * the queue before it may start: 0 on a cluster of its own. */

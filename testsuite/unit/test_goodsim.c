@@ -214,6 +214,34 @@ static void test_crash(void **state)
 	assert_true(crashed < run(&p, half, GOODSIM_ELASTIC).samples);
 }
 
+/* A crash is known to slurm-elastic's launchers after lost_s (their
+ * heartbeats), to Slurm after detect_s: the elastic and in-place
+ * policies gain from the first, native's requeue does not. */
+static void test_lost(void **state)
+{
+	struct goodsim_params p;
+	double slow, fast, nslow, nfast;
+	elastic_error_t err;
+
+	(void)state;
+	params(&p);
+	p.reclaim_ratio = 0;
+	p.detect_s = 300;
+	p.lost_s = 300;
+	slow = run(&p, half, GOODSIM_ELASTIC).samples;
+	nslow = run(&p, half, GOODSIM_NATIVE).samples;
+	p.lost_s = 5;
+	fast = run(&p, half, GOODSIM_ELASTIC).samples;
+	nfast = run(&p, half, GOODSIM_NATIVE).samples;
+	if (!(fast > slow))
+		fail_msg("elastic: %.0f samples with a 5 s detection, %.0f "
+			 "with 300 s",
+			 fast, slow);
+	assert_true(nfast == nslow);
+	p.lost_s = -1;
+	assert_int_equal(goodsim_check(&p, &err), -1);
+}
+
 /* A measured client: the curve's points and the lines between them, the
  * last point's per node past it; the oracle and the groups train at it. */
 static void test_curve(void **state)
@@ -470,6 +498,7 @@ int main(void)
 		cmocka_unit_test(test_reclaim),
 		cmocka_unit_test(test_coalesce),
 		cmocka_unit_test(test_crash),
+		cmocka_unit_test(test_lost),
 		cmocka_unit_test(test_inplace),
 		cmocka_unit_test(test_curve),
 		cmocka_unit_test(test_restart_stop),
