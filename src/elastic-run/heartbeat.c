@@ -461,9 +461,13 @@ bool heartbeat_split(const struct members *ms, unsigned restart,
 	double deadline = now_s() + HB_SPLIT_WAIT_S;
 	bool *keep, all;
 
-	/* Two nodes, one the batch host: no split that both reach it. */
+	/* Two nodes, one the batch host: no split that both reach it.  A
+	 * node Slurm is ending (preemption, cancel) explains a failure. */
 	if (!hb.on || hb.table.n < 3)
 		return false;
+	for (size_t i = 0; i < hb.table.n; i++)
+		if (hb.table.node[i].leaving)
+			return false;
 	names = calloc(hb.table.n, sizeof(*names));
 	keep = calloc(hb.table.n, sizeof(*keep));
 	if (!names || !keep ||

@@ -92,6 +92,7 @@ void watch_launch(const struct config *c, struct source *src,
 	double next_ckpt = now_s() + CKPT_TICK_S, settle;
 	double next_stale = now_s() + STALE_CHECK_S;
 	bool up = false;
+
 	memset(w, 0, sizeof(*w));
 	while (reap(l) > 0) {
 		if (got_stop) {
@@ -112,7 +113,8 @@ void watch_launch(const struct config *c, struct source *src,
 			return;
 		if (watch_fault(c, src, ms, restart, w))
 			return;
-		if (l->running < l->n && watch_member_end(src, ms, l, restart, w))
+		if (l->running < l->n &&
+		    watch_member_end(src, ms, l, restart, w))
 			return;
 		if (!up && launch_up(l) >= l->n) {
 			up = true;
