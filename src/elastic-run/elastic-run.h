@@ -334,6 +334,10 @@ bool heartbeat_slow(const struct config *c, struct source *src,
 bool heartbeat_split(const struct members *ms, unsigned restart,
 		     struct watch *w);
 void heartbeat_stop(void);
+/* Name node to elasticd as lost, hung or straggling (why), if there is
+ * one; a failure is only logged (release.c). */
+void suspect_node(const struct config *c, struct source *src, const char *node,
+		  const char *why);
 /* After a node was lost: elasticd told, its unit cancelled, or the base
  * shrunk without it (not the batch host's), so that Slurm's view follows
  * before SlurmdTimeout, and its member's srun killed (release.c). */

@@ -66,6 +66,24 @@ static DIR *hb_progress_dir(const char *dir)
 	return fdopendir(fd);
 }
 
+/* /proc/PID/FILE read whole into buf (NUL-ended): its length, or -1. */
+static ssize_t proc_read(pid_t pid, const char *file, char *buf, size_t len)
+{
+	char path[352];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%ld/%s", (long)pid, file);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return n;
+}
+
 /*
  * How long the threads of pid ran, and waited ready for a CPU, in ms:
  * the sums over /proc/PID/task/TID/schedstat of its first two fields
@@ -78,29 +96,20 @@ static void hb_cpu_ms(pid_t pid, long long *run_ms, long long *wait_ms)
 	unsigned long long run_ns = 0, wait_ns = 0;
 	struct dirent *e;
 	DIR *d;
-	int fd;
 
 	*run_ms = *wait_ms = -1;
 	snprintf(path, sizeof(path), "/proc/%ld/task", (long)pid);
 	if (!(d = opendir(path)))
 		return;
-	fd = dirfd(d);
 	while ((e = readdir(d))) {
 		char name[300], buf[128];
 		unsigned long long run, delay;
-		ssize_t n;
-		int f;
 
 		if (e->d_name[0] == '.')
 			continue;
-		snprintf(name, sizeof(name), "%s/schedstat", e->d_name);
-		if ((f = openat(fd, name, O_RDONLY | O_CLOEXEC)) < 0)
+		snprintf(name, sizeof(name), "task/%s/schedstat", e->d_name);
+		if (proc_read(pid, name, buf, sizeof(buf)) < 0)
 			continue;
-		n = read(f, buf, sizeof(buf) - 1);
-		close(f);
-		if (n <= 0)
-			continue;
-		buf[n] = '\0';
 		if (sscanf(buf, "%llu %llu", &run, &delay) == 2) {
 			run_ns += run;
 			wait_ns += delay;
@@ -183,19 +192,11 @@ static int hb_line(const char *node, unsigned port, const struct hb_rank *r,
 static void proc_line(pid_t pid, const char *file, const char *key, char *out,
 		      size_t len)
 {
-	char path[64], buf[4096];
-	ssize_t n;
-	int fd;
+	char buf[4096];
 
 	snprintf(out, len, "?");
-	snprintf(path, sizeof(path), "/proc/%ld/%s", (long)pid, file);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+	if (proc_read(pid, file, buf, sizeof(buf)) < 0)
 		return;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return;
-	buf[n] = '\0';
 	for (char *l = buf; l && *l;
 	     l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
 		if (strncmp(l, key, strlen(key)) == 0) {

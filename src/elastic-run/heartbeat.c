@@ -254,17 +254,6 @@ static void hb_read(double now)
 	}
 }
 
-/*
- * Does node's slurmd accept a connection within HB_PROBE_MS?  A host
- * that is up answers even when its heartbeat is late (a loaded
- * machine); a dead or cut-off one does not.  Unknown (true) when Slurm
- * cannot tell where the node is.
- */
-static bool hb_host_answers(const char *node)
-{
-	return slurmd_answers(node, HB_PROBE_MS);
-}
-
 bool heartbeat_lost(unsigned restart, unsigned nnodes, struct lost_node *ret)
 {
 	double now = now_s(), silent;
@@ -276,7 +265,9 @@ bool heartbeat_lost(unsigned restart, unsigned nnodes, struct lost_node *ret)
 	while ((i = detect_silent(&hb.table, now, &silent)) >= 0) {
 		const struct detect_node *x = &hb.table.node[i];
 
-		if (!hb_host_answers(x->name)) {
+		/* A host that is up answers even when its heartbeat is
+		 * late (a loaded machine); a dead or cut-off one does not. */
+		if (!slurmd_answers(x->name, HB_PROBE_MS)) {
 			snprintf(ret->node, sizeof(ret->node), "%s", x->name);
 			ret->job = x->job;
 			ret->silent_s = silent;
@@ -338,7 +329,6 @@ bool heartbeat_slow(const struct config *c, struct source *src,
 {
 	const struct straggle_rank *r;
 	const char *action = "evict";
-	elastic_error_t err;
 	double ratio;
 	int i;
 
@@ -368,10 +358,7 @@ bool heartbeat_slow(const struct config *c, struct source *src,
 		 action);
 	if (!strcmp(action, "evict"))
 		return true;
-	if (src->have_ed &&
-	    elasticd_suspect(&src->ed, c->job_id, ret->node, "straggler",
-			     ED_TIMEOUT_MS, &err) < 0)
-		elog_warn("suspect %s: %s", ret->node, err.text);
+	suspect_node(c, src, ret->node, "straggler");
 	return false;
 }
 

@@ -55,17 +55,25 @@ static const char *shrink_base(uint32_t job, const char *list,
 	return rc == SLURM_SUCCESS ? "shrunk" : "kept";
 }
 
+/* The k-th node that leaves (0: w->lost_node, then w->also[]), with
+ * its member job in *job; k runs to w->nalso. */
+static const char *leaving(const struct watch *w, size_t k, uint32_t *job)
+{
+	*job = k ? w->also_job[k - 1] : w->lost_job;
+	return k ? w->also[k - 1] : w->lost_node;
+}
+
 /* Member job's nodes that leave (but the batch host): into out. */
 static size_t leaving_of(const struct members *ms, const struct watch *w,
 			 uint32_t job, char (*out)[64])
 {
 	size_t n = 0;
+	uint32_t j;
 
 	for (size_t k = 0; k <= w->nalso; k++) {
-		const char *node = k ? w->also[k - 1] : w->lost_node;
+		const char *node = leaving(w, k, &j);
 
-		if ((k ? w->also_job[k - 1] : w->lost_job) == job &&
-		    strcmp(node, ms->master_host) != 0)
+		if (j == job && strcmp(node, ms->master_host) != 0)
 			snprintf(out[n++], 64, "%s", node);
 	}
 	return n;
@@ -77,7 +85,7 @@ static void release_member(const struct config *c, struct source *src,
 			   const struct watch *w, unsigned restart)
 {
 	static char drop[WATCH_ALSO_MAX + 1][64];
-	uint32_t job = ms->m[i].job_id;
+	uint32_t job = ms->m[i].job_id, j;
 	size_t n = leaving_of(ms, w, job, drop);
 	const char *how = "kept";
 
@@ -92,11 +100,23 @@ static void release_member(const struct config *c, struct source *src,
 		how = shrink_base(job, member_nodes(ms, i), drop, n);
 	}
 	tell_elasticd(src, job, "fault", ED_TIMEOUT_MS);
-	for (size_t k = 0; k <= w->nalso; k++)
-		if ((k ? w->also_job[k - 1] : w->lost_job) == job)
+	for (size_t k = 0; k <= w->nalso; k++) {
+		const char *node = leaving(w, k, &j);
+
+		if (j == job)
 			timeline("released", restart, ms->nnodes,
-				 "node=%s job=%u slurm=%s",
-				 k ? w->also[k - 1] : w->lost_node, job, how);
+				 "node=%s job=%u slurm=%s", node, job, how);
+	}
+}
+
+void suspect_node(const struct config *c, struct source *src, const char *node,
+		  const char *why)
+{
+	elastic_error_t err;
+
+	if (src->have_ed && elasticd_suspect(&src->ed, c->job_id, node, why,
+					     ED_TIMEOUT_MS, &err) < 0)
+		elog_warn("suspect %s: %s", node, err.text);
 }
 
 void release_lost(const struct config *c, struct source *src,
@@ -107,21 +127,19 @@ void release_lost(const struct config *c, struct source *src,
 				  !strcmp(w->cause, "split")
 			      ? "lost"
 			      : w->cause;
-	elastic_error_t err;
+	uint32_t j;
 
 	/* Before they are let go: elasticd takes only a node the group
 	 * holds. */
-	for (size_t k = 0; src->have_ed && k <= w->nalso; k++)
-		if (elasticd_suspect(&src->ed, c->job_id,
-				     k ? w->also[k - 1] : w->lost_node, why,
-				     ED_TIMEOUT_MS, &err) < 0)
-			elog_warn("suspect %s: %s",
-				  k ? w->also[k - 1] : w->lost_node, err.text);
+	for (size_t k = 0; k <= w->nalso; k++)
+		suspect_node(c, src, leaving(w, k, &j), why);
 	for (size_t i = 0; i < ms->n; i++) {
-		bool leaves = ms->m[i].job_id == w->lost_job;
+		bool leaves = false;
 
-		for (size_t k = 0; k < w->nalso; k++)
-			leaves = leaves || ms->m[i].job_id == w->also_job[k];
+		for (size_t k = 0; k <= w->nalso && !leaves; k++) {
+			leaving(w, k, &j);
+			leaves = j == ms->m[i].job_id;
+		}
 		if (!leaves)
 			continue;
 		release_member(c, src, ms, i, w, restart);

@@ -219,20 +219,16 @@ static void family(FILE *f, const char *name, const char *type,
 	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
-char *render_metrics(const struct elasticd_view *v)
+/* The groups: how many, in which state, on how many nodes, what changed
+ * their worlds. */
+static void metrics_groups(FILE *f, const struct elasticd_view *v)
 {
 	static const enum group_state states[] = {
 		GROUP_PENDING,	GROUP_STARTING,	  GROUP_RUNNING, GROUP_RESIZING,
 		GROUP_DEGRADED, GROUP_COMPLETING, GROUP_ENDED,
 	};
-	static const char *const faults[] = SUSPECT_FAULT_NAMES;
 	const struct elasticd_metrics *m = &v->metrics;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
 
-	if (!f)
-		return NULL;
 	family(f, "elasticd_groups", "gauge", "Elastic groups elasticd keeps.");
 	fprintf(f, "elasticd_groups %zu\n", v->ngroups);
 
@@ -266,6 +262,12 @@ char *render_metrics(const struct elasticd_view *v)
 	       "Time from raising an event to publishing the new world.");
 	fprintf(f, "elasticd_resize_seconds_total %.6f\n",
 		m->resize_seconds_sum);
+}
+
+/* elasticd's own cycles, and what it was told and did between them. */
+static void metrics_cycles(FILE *f, const struct elasticd_metrics *m)
+{
+	static const char *const faults[] = SUSPECT_FAULT_NAMES;
 
 	family(f, "elasticd_reconcile_seconds", "summary",
 	       "Duration of the reconcile cycles' decision passes.");
@@ -312,6 +314,12 @@ char *render_metrics(const struct elasticd_view *v)
 				"action=\"%s\"} %" PRIu64 "\n",
 				faults[i], a ? "reported" : "drained",
 				m->suspects[i][a]);
+}
+
+/* What elasticd asked of Slurm, and when it started and last published. */
+static void metrics_slurm(FILE *f, const struct elasticd_view *v)
+{
+	const struct elasticd_metrics *m = &v->metrics;
 
 	family(f, "elasticd_slurm_rpcs_total", "counter",
 	       "RPCs sent to slurmctld.");
@@ -341,7 +349,19 @@ char *render_metrics(const struct elasticd_view *v)
 	       "Epoch.");
 	fprintf(f, "elasticd_last_publish_time_seconds %lld.%03ld\n",
 		(long long)v->published.tv_sec, v->published.tv_nsec / 1000000);
+}
 
+char *render_metrics(const struct elasticd_view *v)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	metrics_groups(f, v);
+	metrics_cycles(f, &v->metrics);
+	metrics_slurm(f, v);
 	if (ferror(f)) {
 		fclose(f);
 		free(buf);

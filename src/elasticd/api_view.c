@@ -80,15 +80,15 @@ int api_queue_report(const struct launch_report *rep)
 	return rc;
 }
 
-/* Add id to a queue of API_LOOKUP_MAX ids, once; while it is full, ids
- * are dropped (the next read of Slurm finds what they would have). */
-static void queue_once(uint32_t *q, size_t *n, uint32_t id)
+/* Add id to a queue of max ids, once; while it is full, ids are dropped
+ * (the next read of Slurm, or the next request, brings them again). */
+static void queue_once(uint32_t *q, size_t *n, size_t max, uint32_t id)
 {
 	pthread_mutex_lock(&api.lock);
 	for (size_t i = 0; i < *n; i++)
 		if (q[i] == id)
 			goto out;
-	if (*n < API_LOOKUP_MAX)
+	if (*n < max)
 		q[(*n)++] = id;
 out:
 	pthread_mutex_unlock(&api.lock);
@@ -97,13 +97,13 @@ out:
 /* A job id a caller asked about that no group has (or notified). */
 void api_queue_lookup(uint32_t id)
 {
-	queue_once(api.lookup, &api.nlookup, id);
+	queue_once(api.lookup, &api.nlookup, API_LOOKUP_MAX, id);
 }
 
 /* A job to follow (api_take_follows()). */
 void api_queue_follow(uint32_t id)
 {
-	queue_once(api.follow, &api.nfollow, id);
+	queue_once(api.follow, &api.nfollow, API_LOOKUP_MAX, id);
 }
 
 /* A unit's start with its nodes, from root; a newer word on the same job
@@ -198,14 +198,7 @@ int api_queue_suspect(const struct suspect_report *s)
  * drops it: the next request notes it). */
 void api_note_launcher(uint32_t id)
 {
-	pthread_mutex_lock(&api.lock);
-	for (size_t i = 0; i < api.nseen; i++)
-		if (api.seen[i] == id)
-			goto out;
-	if (api.nseen < API_RAISE_MAX)
-		api.seen[api.nseen++] = id;
-out:
-	pthread_mutex_unlock(&api.lock);
+	queue_once(api.seen, &api.nseen, API_RAISE_MAX, id);
 }
 
 int api_take_seen(uint32_t *ids, size_t max)
