@@ -47,12 +47,12 @@
 #include "membership.h"
 #include <pwd.h>
 
-#define PROG	      "elastic-run"
-#define SENTINEL_NAME "elastic-sentinel"
+#define PROG	       "elastic-run"
+#define SENTINEL_NAME  "elastic-sentinel"
 #define HEARTBEAT_NAME "elastic-heartbeat"
-#define POLL_MS	      100
-#define ALLOC_POLL_MS 1000
-#define KILL_WAIT_S   10
+#define POLL_MS	       100
+#define ALLOC_POLL_MS  1000
+#define KILL_WAIT_S    10
 /* After the ranks all exit, how long to wait for an elastic signal that
  * slurmd delivers to the batch step later than to the ranks. */
 #define SETTLE_MS     500
@@ -320,9 +320,12 @@ void probe_answer(const char *self, char *list);
 void heartbeat_start(const struct config *c, const struct members *ms,
 		     unsigned restart);
 bool heartbeat_lost(unsigned restart, unsigned nnodes, struct lost_node *ret);
-/* A rank made no progress past the hang timeout (pace.h): its node, and
- * every node asked for its ranks' stacks. */
-bool heartbeat_hung(unsigned restart, unsigned nnodes, struct lost_node *ret);
+/* A rank made no progress past the hang timeout (pace.h): its node.
+ * Unless a split explains the stall, heartbeat_hang_named then names it
+ * in the timeline and asks every node for its ranks' stacks. */
+bool heartbeat_hung(struct lost_node *ret);
+void heartbeat_hang_named(unsigned restart, unsigned nnodes,
+			  const struct lost_node *h);
 /* A node slower than the rest (straggle.h): named in the timeline and
  * to elasticd; true when it is to leave the world (--elastic-stragglers=
  * evict, the world at more than its min, not the batch host). */

@@ -20,14 +20,16 @@
 
 /* Ranks of one node read, at most. */
 #define HB_RANKS_MAX 256
-#define HB_LINE_MAX  1000 /* under slurmstepd's chunk: lines never interleave  \
-			   */
+#define HB_LINE_MAX                                                            \
+	1000 /* under slurmstepd's chunk: lines never interleave               \
+	      */
 
 struct hb_rank {
 	unsigned rank;
 	struct progress_rec rec;
 	long long run_ms, wait_ms; /* its threads' run time and run delay;
 				    * -1: unknown */
+	char pstate; /* its scheduler state (/proc/PID/stat): R, S, D, T... */
 };
 
 static volatile sig_atomic_t hb_term;
@@ -120,6 +122,19 @@ static void hb_cpu_ms(pid_t pid, long long *run_ms, long long *wait_ms)
 	*wait_ms = (long long)(wait_ns / 1000000);
 }
 
+/* The scheduler state of pid ('?' unknown): the field after the
+ * command's closing parenthesis (the command may hold any byte). */
+static char hb_pstate(pid_t pid)
+{
+	char buf[512];
+	const char *e;
+
+	if (proc_read(pid, "stat", buf, sizeof(buf)) < 0 ||
+	    !(e = strrchr(buf, ')')) || e[1] != ' ' || !e[2])
+		return '?';
+	return e[2];
+}
+
 /* This launch's ranks on the node, from their records. */
 static size_t hb_ranks(const char *dir, unsigned restart, struct hb_rank *out)
 {
@@ -149,6 +164,7 @@ static size_t hb_ranks(const char *dir, unsigned restart, struct hb_rank *out)
 			else {
 				hb_cpu_ms(out[n].rec.pid, &out[n].run_ms,
 					  &out[n].wait_ms);
+				out[n].pstate = hb_pstate(out[n].rec.pid);
 				out[n++].rank = (unsigned)rank;
 			}
 		}
@@ -177,8 +193,9 @@ static int hb_line(const char *node, unsigned port, const struct hb_rank *r,
 			      r[i].rank, (unsigned long long)r[i].rec.step,
 			      (unsigned long long)age, r[i].rec.state);
 		if (j > 0 && (size_t)j < len && r[i].run_ms >= 0)
-			j += snprintf(line + j, len - (size_t)j, "/%lld/%lld",
-				      r[i].run_ms, r[i].wait_ms);
+			j +=
+			    snprintf(line + j, len - (size_t)j, "/%lld/%lld/%c",
+				     r[i].run_ms, r[i].wait_ms, r[i].pstate);
 	}
 	k = (size_t)j;
 	if (j <= 0 || k >= len - 1)

@@ -43,6 +43,7 @@ static struct heartbeats {
 	struct split *probe;  /* a probe's answers, while it is asked */
 	unsigned timeout;
 	bool stacks_asked;
+	int hung;	   /* the rank heartbeat_hung found (pace's index) */
 	uint32_t lost_job; /* its srun waits for a dead node: not waited for */
 } hb;
 
@@ -297,7 +298,7 @@ static void hb_ask_stacks(void)
 				   strerror(errno));
 }
 
-bool heartbeat_hung(unsigned restart, unsigned nnodes, struct lost_node *ret)
+bool heartbeat_hung(struct lost_node *ret)
 {
 	double now = now_s(), stalled;
 	const struct pace_rank *r;
@@ -312,15 +313,24 @@ bool heartbeat_hung(unsigned restart, unsigned nnodes, struct lost_node *ret)
 	ret->silent_s = stalled;
 	ret->heard = true;
 	ret->kind = "hang";
+	hb.hung = i;
+	return true;
+}
+
+void heartbeat_hang_named(unsigned restart, unsigned nnodes,
+			  const struct lost_node *h)
+{
+	const struct pace_rank *r = &hb.pace.r[hb.hung];
+
 	timeline("hang", restart, nnodes,
 		 "rank=%u node=%s job=%u step=%llu stalled=%.1f timeout=%.1f "
 		 "median_step=%.3f",
-		 r->rank, ret->node, ret->job, (unsigned long long)r->step,
-		 stalled, pace_timeout(&hb.pace), pace_median_step(&hb.pace));
+		 r->rank, h->node, h->job, (unsigned long long)r->step,
+		 h->silent_s, pace_timeout(&hb.pace),
+		 pace_median_step(&hb.pace));
 	/* Their stacks reach the job's output before the node is let go. */
 	hb_ask_stacks();
 	sleep_ms(HB_STACKS_WAIT_MS);
-	return true;
 }
 
 bool heartbeat_slow(const struct config *c, struct source *src,
@@ -442,7 +452,7 @@ static void hb_split_out(const bool *keep, const struct members *ms,
 bool heartbeat_split(const struct members *ms, unsigned restart,
 		     struct watch *w)
 {
-	char (*names)[DETECT_NAME_MAX];
+	char(*names)[DETECT_NAME_MAX];
 	struct split sp;
 	size_t master = (size_t)-1, left = 0;
 	double deadline = now_s() + HB_SPLIT_WAIT_S;

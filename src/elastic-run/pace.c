@@ -50,7 +50,8 @@ static void pace_ring_add(struct pace *p, double dt)
 
 /* One rank's report: its step, written age_s ago on its node. */
 static int pace_report(struct pace *p, unsigned rank, size_t node,
-		       uint64_t step, double age_s, bool saving, double now)
+		       uint64_t step, double age_s, bool saving, bool frozen,
+		       double now)
 {
 	struct pace_rank *r = pace_find(p, rank);
 	double at = now - age_s;
@@ -74,6 +75,7 @@ static int pace_report(struct pace *p, unsigned rank, size_t node,
 		p->save_end = at;
 	r->node = node;
 	r->saving = saving;
+	r->frozen = frozen;
 	return 0;
 }
 
@@ -81,15 +83,16 @@ int pace_heard(struct pace *p, size_t node, const char *line, double now)
 {
 	for (const char *w = strchr(line, ' '); w; w = strchr(w + 1, ' ')) {
 		unsigned rank;
-		unsigned long long step, age;
-		char state, end;
+		unsigned long long step, age, run, wait;
+		char state, ps = '?';
+		int k = sscanf(w + 1, "r%u=%llu/%llu/%c/%llu/%llu/%c", &rank,
+			       &step, &age, &state, &run, &wait, &ps);
 
-		if (sscanf(w + 1, "r%u=%llu/%llu/%c%c", &rank, &step, &age,
-			   &state, &end) < 4 ||
-		    (state != 'r' && state != 's'))
+		if (k < 4 || (state != 'r' && state != 's'))
 			continue;
 		if (pace_report(p, rank, node, step, (double)age / 1000.0,
-				state == 's', now) < 0)
+				state == 's',
+				ps == 'T' || ps == 't' || ps == 'D', now) < 0)
 			return -1;
 	}
 	return 0;
@@ -122,6 +125,19 @@ double pace_timeout(const struct pace *p)
 	return t > PACE_MIN_TIMEOUT_S ? t : PACE_MIN_TIMEOUT_S;
 }
 
+/* a fell further behind than b: frozen (stopped, or in a kernel wait
+ * that never ends) while the others sleep in a collective; then the
+ * lower step; then the longer silent.  A rank stopped just after its
+ * report is level with its peers, who wait for it. */
+static bool pace_behind(const struct pace_rank *a, const struct pace_rank *b)
+{
+	if (a->frozen != b->frozen)
+		return a->frozen;
+	if (a->step != b->step)
+		return a->step < b->step;
+	return a->changed < b->changed;
+}
+
 int pace_hung(const struct pace *p, double now, double *stalled_s)
 {
 	double timeout = pace_timeout(p);
@@ -137,9 +153,7 @@ int pace_hung(const struct pace *p, double now, double *stalled_s)
 
 		if (!r->watched || now - since <= timeout)
 			continue;
-		if (best < 0 || r->step < p->r[best].step ||
-		    (r->step == p->r[best].step &&
-		     r->changed < p->r[best].changed))
+		if (best < 0 || pace_behind(r, &p->r[best]))
 			best = (int)i;
 	}
 	if (best >= 0)

@@ -26,10 +26,11 @@ static bool watch_fault(const struct config *c, struct source *src,
 
 	if (heartbeat_lost(restart, ms->nnodes, &lost))
 		;
-	else if (heartbeat_hung(restart, ms->nnodes, &lost)) {
+	else if (heartbeat_hung(&lost)) {
 		/* Ranks stuck in a collective across a split: the split. */
 		if (heartbeat_split(ms, restart, w))
 			return true;
+		heartbeat_hang_named(restart, ms->nnodes, &lost);
 	} else if (!heartbeat_slow(c, src, ms, restart, &lost))
 		return false;
 	w->cause = lost.kind;
@@ -196,7 +197,8 @@ void end_launch(const struct config *c, struct source *src, struct launch *l,
 	/* Ranks in a collective with a dead peer cannot act on the event:
 	 * the grace would only be waited out. */
 	bool lost = w->lost_job != 0;
-	unsigned grace = lost && c->grace > LOST_EXIT_S ? LOST_EXIT_S : c->grace;
+	unsigned grace =
+	    lost && c->grace > LOST_EXIT_S ? LOST_EXIT_S : c->grace;
 	double t_event = now_s(), deadline = t_event + grace, waited;
 	bool told = false, running = l->running > 0;
 	size_t left;
@@ -225,8 +227,8 @@ void end_launch(const struct config *c, struct source *src, struct launch *l,
 	if (left > 0) {
 		kill_launch(l);
 		timeline("exited", restart, ms->nnodes,
-			 "killed_members=%zu grace=%u waited=%.3f", left,
-			 grace, waited);
+			 "killed_members=%zu grace=%u waited=%.3f", left, grace,
+			 waited);
 	} else {
 		describe_status(l, st, sizeof(st));
 		timeline("exited", restart, ms->nnodes,

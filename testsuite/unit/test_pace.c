@@ -77,6 +77,39 @@ static void names_the_laggard(void **state)
 	pace_free(&p);
 }
 
+/* Every rank at the same step (rank 1 stopped just after its report, the
+ * others wait for it in the next collective), rank 1 even a little
+ * later than the rest: its stopped process names it, not the clock. */
+static void names_the_frozen(void **state)
+{
+	struct pace p;
+	double s = 0;
+
+	(void)state;
+	four_stepping(&p, 5);
+	for (unsigned r = 0; r < 4; r++) {
+		char line[128];
+
+		snprintf(line, sizeof(line), "n%u r%u=11/0/r/900/20/%c", r / 2,
+			 r, r == 1 ? 'T' : 'S');
+		assert_int_equal(
+		    pace_heard(&p, r / 2, line, r == 1 ? 111.2 : 111), 0);
+	}
+	assert_true(p.r[1].frozen && !p.r[0].frozen);
+	assert_int_equal(pace_hung(&p, 116.5, &s), 1);
+	assert_true(s > 5.2 && s < 5.4);
+	/* A rank in an uninterruptible wait is frozen too; one that runs
+	 * again is not. */
+	assert_int_equal(
+	    pace_heard(&p, 1, "n1 r1=11/0/r/900/20/R r2=11/0/r/900/20/D", 117),
+	    0);
+	assert_true(!p.r[1].frozen && p.r[2].frozen);
+	/* Without the state (an older node task), the clock decides. */
+	assert_int_equal(pace_heard(&p, 1, "n1 r2=11/0/r", 117.5), 0);
+	assert_true(!p.r[2].frozen);
+	pace_free(&p);
+}
+
 /* A checkpoint save announced by any rank: no hang, however long; the
  * silence counts from its end. */
 static void saving_is_no_hang(void **state)
@@ -167,6 +200,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(derived_timeout),
 		cmocka_unit_test(names_the_laggard),
+		cmocka_unit_test(names_the_frozen),
 		cmocka_unit_test(saving_is_no_hang),
 		cmocka_unit_test(first_step_and_old_records),
 		cmocka_unit_test(stale_record_elsewhere),
