@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -43,15 +44,32 @@ static int own_dir(const char *dir)
 	return 0;
 }
 
+/* The rank's number, digits only: RANK (torchrun, elastic-run), else
+ * the MPI library's (mpirun sets no RANK); NULL when none. */
+static const char *progress_rank(void)
+{
+	static const char *const names[] = { "RANK", "OMPI_COMM_WORLD_RANK",
+					     "PMIX_RANK", "PMI_RANK" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		const char *v = secure_getenv(names[i]);
+
+		if (v && *v && strlen(v) <= 9 &&
+		    strspn(v, "0123456789") == strlen(v))
+			return v;
+	}
+	return NULL;
+}
+
 static void progress_open(void)
 {
 	const char *dir = secure_getenv("ELASTIC_PROGRESS_DIR");
-	const char *rank = secure_getenv("RANK");
+	const char *rank = progress_rank();
 	const char *restart = secure_getenv("ELASTIC_RESTART_COUNT");
 	char path[4096];
 
 	fd = -1;
-	if (!dir || dir[0] != '/' || !rank || !*rank)
+	if (!dir || dir[0] != '/' || !rank)
 		return;
 	if (own_dir(dir) < 0 || snprintf(path, sizeof(path), "%s/rank.%s", dir,
 					 rank) >= (int)sizeof(path)) {

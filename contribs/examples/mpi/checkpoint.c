@@ -87,13 +87,35 @@ int mkdir_p(const char *path)
 	return 0;
 }
 
+/* A save that failed (a full disk, a quota, a write error): the training
+ * goes on, and says so in one line a test can grep, naming the checkpoint
+ * a relaunch would resume from.  Returns -1. */
+static int save_failed(const char *dir, int64_t step, int err, char *out)
+{
+	char newest[MAX_PATH_LEN] = "";
+	long long best = -1;
+	const char *base;
+
+	out[0] = '\0';
+	newest_in(dir, &best, newest, sizeof(newest));
+	base = strrchr(newest, '/');
+	fprintf(stderr,
+		PROG ": checkpoint not saved at step %lld: %s (the newest "
+		     "checkpoint stays %s); training goes on\n",
+		(long long)step, strerror(err),
+		newest[0] ? (base ? base + 1 : newest) : "none");
+	fflush(stderr);
+	return -1;
+}
+
 /*
  * Write ckpt-<step>.bin atomically: a temporary file, fsync, rename, fsync
- * of the directory.  A reader sees all of it or none.  Returns the path in
- * out, or dies with one line.
+ * of the directory.  A reader sees all of it or none.  Returns 0 and the
+ * path in out; on failure -1 and "" in out, the temporary file removed and
+ * the older checkpoints untouched, after one line on stderr.
  */
-void save_checkpoint(const struct config *c, const char *dir,
-		     const struct state *st, char *out, size_t len)
+int save_checkpoint(const struct config *c, const char *dir,
+		    const struct state *st, char *out, size_t len)
 {
 	struct ckpt_header h;
 	char tmp[MAX_PATH_LEN];
@@ -102,8 +124,7 @@ void save_checkpoint(const struct config *c, const char *dir,
 	int fd, dfd;
 
 	if (mkdir_p(dir) != 0)
-		die("cannot create checkpoint directory %s: %s", dir,
-		    strerror(errno));
+		return save_failed(dir, st->step, errno, out);
 	memset(&h, 0, sizeof(h));
 	memcpy(h.magic, CKPT_MAGIC, sizeof(h.magic));
 	h.version = CKPT_VERSION;
@@ -121,7 +142,7 @@ void save_checkpoint(const struct config *c, const char *dir,
 		 (long long)st->step, (long)getpid());
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
 	if (fd < 0)
-		die("cannot write checkpoint %s: %s", tmp, strerror(errno));
+		return save_failed(dir, st->step, errno, out);
 	sum = fnv1a(FNV_INIT, &h, sizeof(h));
 	sum = fnv1a(sum, st->w, nw * sizeof(double));
 	sum = fnv1a(sum, st->v, nw * sizeof(double));
@@ -133,19 +154,20 @@ void save_checkpoint(const struct config *c, const char *dir,
 
 		close(fd);
 		unlink(tmp);
-		die("cannot write checkpoint %s: %s", tmp, strerror(e));
+		return save_failed(dir, st->step, e, out);
 	}
 	if (close(fd) != 0 || rename(tmp, out) != 0) {
 		int e = errno;
 
 		unlink(tmp);
-		die("cannot write checkpoint %s: %s", out, strerror(e));
+		return save_failed(dir, st->step, e, out);
 	}
 	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd >= 0) {
 		fsync(dfd);
 		close(dfd);
 	}
+	return 0;
 }
 
 /* Read a checkpoint into *st; dies with one line if it is not one of this

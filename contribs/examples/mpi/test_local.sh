@@ -9,7 +9,8 @@
 # event stops all), every launch resumed where the previous one stopped,
 # every sample id was trained on exactly once per epoch over all launches
 # (check_samples.py of the PyTorch example), the loss decreased, and the
-# final loss matches an uninterrupted 1-rank run.
+# final loss matches an uninterrupted 1-rank run.  Last, a rank whose saves
+# fail (EFBIG) says so and trains to the end; the older checkpoint stays.
 #
 # Environment (make check sets them): MPIRUN, TRAIN_MPI, CHECK_SAMPLES,
 # PYTHON.  KEEP=1 keeps the temporary directory.
@@ -163,4 +164,36 @@ echo "test_local: events at steps $step_a and $step_b; initial loss $init, final
 awk -v i="$init" -v f="$final" 'BEGIN { exit !(f < i / 10) }' || fail "loss did not decrease"
 awk -v f="$final" -v r="$ref" 'BEGIN { d = f - r; if (d < 0) d = -d; exit !(d <= 1e-3 * r + 1e-6) }' ||
 	fail "elastic run diverged from the uninterrupted run"
-echo "test_local: PASS (mpirun 2 -> 3 -> 1 ranks)"
+
+# Saves that fail end nothing.  A file size limit below a checkpoint's size
+# (16488 bytes with --features 1024; 16 blocks of 512 or 1024 bytes), and
+# SIGXFSZ ignored, make every write of one fail with EFBIG.  One rank run
+# directly (an MPI singleton): mpirun's own files would hit the limit too.
+FULL="--samples 4096 --features 1024 --lr 0.001 --batch 64"
+RESTART=0 PREV="" CKPT="$T/full"
+# shellcheck disable=SC2086 # word lists
+launch full1 1 $FULL --epochs 1
+reap 120
+good=$CKPT/ckpt-00000064.bin
+[ -f "$good" ] || fail "no checkpoint $good to keep"
+cp "$good" "$T/good.bin"
+# shellcheck disable=SC2086 # word lists
+(
+	ulimit -f 16
+	trap '' XFSZ
+	rc=0
+	env OMPI_MCA_btl=self OMPI_MCA_rtc=^hwloc PMIX_MCA_gds=hash \
+		ELASTIC_RESTART_COUNT=0 ELASTIC_CHECKPOINT_DIR="$CKPT" \
+		"$TRAIN_MPI" $FULL --epochs 2 --checkpoint-every 16 2>&1 || rc=$?
+	echo "exit $rc"
+) | cat >"$T/full2.out"
+grep -q '^exit 0$' "$T/full2.out" || fail "the rank whose saves failed did not finish"
+grep -q '^final loss ' "$T/full2.out" || fail "the rank whose saves failed did not finish"
+for s in 80 96 112 128; do
+	grep -q "^train_mpi: checkpoint not saved at step $s: .* (the newest checkpoint stays ckpt-00000064.bin); training goes on\$" "$T/full2.out" ||
+		fail "no line for the failed save at step $s"
+done
+left=$(find "$CKPT" -mindepth 1 ! -name ckpt-00000064.bin)
+[ -z "$left" ] || fail "the failed saves left: $left"
+cmp -s "$good" "$T/good.bin" || fail "the last good checkpoint changed"
+echo "test_local: PASS (mpirun 2 -> 3 -> 1 ranks; saves failing with EFBIG)"

@@ -12,8 +12,15 @@
  * Elastic behaviour (libelastic):
  *   - after every step the ranks allreduce (MAX) whether any of them saw
  *     elastic_event_detected(); if so, rank 0 writes a checkpoint of that
- *     step and every rank exits 0, so that the launcher can relaunch at the
- *     new size;
+ *     step and every rank exits with elastic_exit_event(), so that the
+ *     launcher can relaunch at the new size;
+ *   - every rank reports each step done with elastic_progress(), and rank 0
+ *     brackets each save with elastic_progress_saving(1)/(0), for
+ *     elastic-run's hang detection (a rank that cannot report trains on);
+ *   - a save that fails (a full disk) ends nothing: one line on stderr,
+ *     "train_mpi: checkpoint not saved at step S: ERROR (the newest
+ *     checkpoint stays NAME|none); training goes on", and a relaunch
+ *     resumes from that older checkpoint;
  *   - a checkpoint (ckpt-%08d.bin, by step) holds the weights, the momentum,
  *     the step, the epoch and the data position (samples consumed, global):
  *     it loads at any world size, and no sample is skipped or repeated;
@@ -32,7 +39,7 @@
  *     samples consumed C, loss L
  *   step S epoch E samples C loss L world W
  *   train_mpi: elastic event at step S (samples consumed C): checkpoint
- *     PATH, exiting
+ *     PATH|none, exiting
  *   initial loss L          (the loss of the untrained model)
  *   final loss L            (after the last step)
  *
@@ -394,12 +401,28 @@ static void log_step_loss(const struct config *c, const struct state *st,
 	}
 }
 
+/* Rank 0's checkpoint of this step, announced to elastic-run: however
+ * long the save takes, it is not a hang.  0, or -1 when it failed (said on
+ * stderr; the training goes on). */
+static int checkpoint_now(const struct config *c, const struct state *st,
+			  char *ckpt, size_t len)
+{
+	int rc;
+
+	elastic_progress_saving(1);
+	rc = save_checkpoint(c, c->checkpoint_dir, st, ckpt, len);
+	elastic_progress_saving(0);
+	return rc;
+}
+
 /* If any rank saw an elastic event: rank 0 checkpoints this step and
- * every rank exits, for the launcher to relaunch at the new size. */
+ * every rank exits, for the launcher to relaunch at the new size (from an
+ * older checkpoint when this save failed). */
 static void stop_on_event(const struct config *c, const struct state *st,
 			  char *ckpt, size_t len, FILE *slog)
 {
 	int flag, any;
+	bool saved = false;
 
 	/* All ranks agree whether any saw the event, so that they
 	 * all stop after the same step. */
@@ -407,14 +430,14 @@ static void stop_on_event(const struct config *c, const struct state *st,
 	MPI_Allreduce(&flag, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
 	if (any) {
 		if (my_rank == 0 && c->checkpoint_dir)
-			save_checkpoint(c, c->checkpoint_dir, st, ckpt, len);
+			saved = checkpoint_now(c, st, ckpt, len) == 0;
 		MPI_Barrier(MPI_COMM_WORLD);
 		if (my_rank == 0) {
 			printf(PROG ": elastic event at step %lld "
 				    "(samples consumed %lld): "
 				    "checkpoint %s, exiting\n",
 			       (long long)st->step, (long long)st->consumed,
-			       c->checkpoint_dir ? ckpt : "none");
+			       saved ? ckpt : "none");
 			fflush(stdout);
 		}
 		if (slog)
@@ -433,7 +456,7 @@ static void finish_training(const struct config *c, const struct dataset *ds,
 {
 	ckpt[0] = '\0';
 	if (my_rank == 0 && c->checkpoint_dir && st->step > 0)
-		save_checkpoint(c, c->checkpoint_dir, st, ckpt, len);
+		checkpoint_now(c, st, ckpt, len);
 	MPI_Barrier(MPI_COMM_WORLD);
 	if (my_rank == 0) {
 		printf(PROG ": done: %d epochs, %lld steps, %lld samples, "
@@ -505,6 +528,8 @@ int main(int argc, char **argv)
 
 		st.step++;
 		st.consumed += n;
+		/* The step's allreduce is done: report it (hang detection). */
+		elastic_progress((unsigned long long)st.step);
 		if (slog)
 			log_step_samples(slog, sample_log, &st, epoch, order,
 					 offset + lo, offset + hi);
@@ -512,8 +537,7 @@ int main(int argc, char **argv)
 		stop_on_event(&c, &st, ckpt, sizeof(ckpt), slog);
 		if (c.checkpoint_every && st.step % c.checkpoint_every == 0 &&
 		    my_rank == 0 && c.checkpoint_dir)
-			save_checkpoint(&c, c.checkpoint_dir, &st, ckpt,
-					sizeof(ckpt));
+			checkpoint_now(&c, &st, ckpt, sizeof(ckpt));
 	}
 
 	finish_training(&c, &ds, &st, ckpt, sizeof(ckpt));

@@ -65,8 +65,9 @@ double sgd_step(const struct config *c, const struct dataset *ds,
 
 /* checkpoint.c */
 int mkdir_p(const char *path);
-void save_checkpoint(const struct config *c, const char *dir,
-		     const struct state *st, char *out, size_t len);
+/* 0, or -1 after one line on stderr: the training goes on. */
+int save_checkpoint(const struct config *c, const char *dir,
+		    const struct state *st, char *out, size_t len);
 void load_checkpoint(const struct config *c, const char *path,
 		     struct state *st);
 void newest_in(const char *path, long long *best_step, char *best, size_t len);

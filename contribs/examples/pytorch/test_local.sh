@@ -8,7 +8,9 @@
 # (checkpoint-on-event leaves no repeat window), every launch resumed where
 # the previous one stopped, the loss decreased, and the final loss matches an
 # uninterrupted 1-rank run (the gradient is the global-batch mean at any
-# world size).  Fails when torch is not importable: it is a dependency.
+# world size).  Last, a rank whose saves fail (EFBIG) says so and trains to
+# the end; the older checkpoint stays.  Fails when torch is not importable:
+# it is a dependency.
 set -eu
 
 PYTHON=${PYTHON:-/usr/bin/python3}
@@ -131,4 +133,36 @@ if not final < init / 10:
 if abs(final - ref) > 1e-3 * ref + 1e-6:
     sys.exit("test_local: elastic run diverged from the uninterrupted run")
 EOF
-echo "test_local: PASS (2 -> 3 -> 1 ranks)"
+
+# Saves that fail end nothing.  A file size limit below a checkpoint's size
+# (about 2 kB; 1 block of 512 or 1024 bytes) makes its write fail with EFBIG
+# (Python ignores SIGXFSZ); the output goes through a pipe, out of reach of
+# the limit.
+ELASTIC_CHECKPOINT_DIR="$T/full"
+RESTART=0
+launch full1 1 --epochs 1 --step-sleep 0
+reap
+good=$ELASTIC_CHECKPOINT_DIR/ckpt-00000064.pt
+[ -f "$good" ] || fail "no checkpoint $good to keep"
+cp "$good" "$T/good.pt"
+port=$(free_port)
+# shellcheck disable=SC2086 # word lists
+(
+	ulimit -f 1
+	rc=0
+	RANK=0 WORLD_SIZE=1 LOCAL_RANK=0 LOCAL_WORLD_SIZE=1 \
+	MASTER_ADDR=127.0.0.1 MASTER_PORT=$port ELASTIC_RESTART_COUNT=0 \
+		"$PYTHON" "$TRAIN" $ARGS --epochs 2 --step-sleep 0 \
+		--checkpoint-every 16 2>&1 || rc=$?
+	echo "exit $rc"
+) | cat >"$T/full2.rank0.out"
+grep -q '^exit 0$' "$T/full2.rank0.out" || fail "the rank whose saves failed did not finish"
+grep -q '^final loss ' "$T/full2.rank0.out" || fail "the rank whose saves failed did not finish"
+for s in 80 96 112 128; do
+	grep -q "^train_ddp: checkpoint not saved at step $s: .* (the newest checkpoint stays ckpt-00000064.pt); training goes on\$" "$T/full2.rank0.out" ||
+		fail "no line for the failed save at step $s"
+done
+left=$(find "$ELASTIC_CHECKPOINT_DIR" -mindepth 1 ! -name ckpt-00000064.pt)
+[ -z "$left" ] || fail "the failed saves left: $left"
+cmp -s "$good" "$T/good.pt" || fail "the last good checkpoint changed"
+echo "test_local: PASS (2 -> 3 -> 1 ranks; saves failing with EFBIG)"

@@ -17,6 +17,10 @@ Elastic behaviour:
 * A checkpoint holds the model, the optimizer, the global step and the data
   position: the global count of samples consumed.  It does not depend on the
   world size, so it loads at any size.
+* A save that fails (a full disk, a quota) ends nothing: rank 0 says
+  ``train_ddp: checkpoint not saved at step S: ERROR (the newest checkpoint
+  stays NAME|none); training goes on`` on standard error, and a relaunch
+  resumes from that older checkpoint.
 * Global step k consumes the next ``--global-batch`` sample ids of the
   epoch's shuffled order (seeded by ``--seed`` + epoch), split across the
   ranks by rank and world size.  A resized world continues at the same
@@ -234,17 +238,29 @@ def full_loss(model, x, y):
 def save_state(args, ckpt_dir, model, opt, step, consumed, initial_loss,
                world):
     """The checkpoint of step (rank 0): atomic, named for the steps done,
-    ckpt-<step>.pt; its path."""
-    return slurm_elastic.save_checkpoint({
-        "model": model.state_dict(),
-        "optimizer": opt.state_dict(),
-        "step": step,
-        "samples_consumed": consumed,
-        "initial_loss": initial_loss,
-        "world_size": world,
-        "config": {k: getattr(args, k) for k in
-                   ("samples", "features", "seed", "global_batch")},
-    }, step, directory=ckpt_dir)
+    ckpt-<step>.pt; its path, or None when the save failed."""
+    try:
+        return slurm_elastic.save_checkpoint({
+            "model": model.state_dict(),
+            "optimizer": opt.state_dict(),
+            "step": step,
+            "samples_consumed": consumed,
+            "initial_loss": initial_loss,
+            "world_size": world,
+            "config": {k: getattr(args, k) for k in
+                       ("samples", "features", "seed", "global_batch")},
+        }, step, directory=ckpt_dir)
+    except OSError as e:
+        # A full or failing filesystem must not end the training: the save
+        # is atomic, so the older checkpoints are whole and a relaunch
+        # resumes from the newest of them.  Loud, for people and tests.
+        old = list_checkpoints(ckpt_dir)
+        print("train_ddp: checkpoint not saved at step %d: %s (the newest "
+              "checkpoint stays %s); training goes on"
+              % (step, e.strerror or e,
+                 os.path.basename(max(old)[1]) if old else "none"),
+              file=sys.stderr, flush=True)
+        return None
 
 
 def resume(args, ckpt_dir, rank, model, opt, device):

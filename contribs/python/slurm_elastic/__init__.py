@@ -525,6 +525,27 @@ def save_checkpoint(obj, step: int, directory=None, environ=None) -> str:
         return _save_checkpoint(obj, step, directory, environ)
 
 
+class _Sink:
+    """A checkpoint file that keeps its first write error (a full disk)
+    for the caller to raise: torch's zip writer, failing, writes its end
+    records anyway, and a second error there aborts the process."""
+
+    def __init__(self, f):
+        self.f, self.error = f, None
+
+    def write(self, b):
+        if self.error is None:
+            try:
+                return self.f.write(b)
+            except OSError as e:
+                self.error = e
+        return memoryview(b).nbytes
+
+    def flush(self):
+        if self.error is None:
+            self.f.flush()
+
+
 def _save_checkpoint(obj, step, directory, environ):
     path = checkpoint_path(step, directory, environ)
     directory = os.path.dirname(path)
@@ -534,12 +555,15 @@ def _save_checkpoint(obj, step, directory, environ):
                                                    os.getpid()))
     try:
         with open(tmp, "wb") as f:
+            sink = _Sink(f)
             try:
                 import torch
-                torch.save(obj, f)
+                torch.save(obj, sink)
             except ImportError:
                 import pickle
-                pickle.dump(obj, f)
+                pickle.dump(obj, sink)
+            if sink.error is not None:
+                raise sink.error
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)

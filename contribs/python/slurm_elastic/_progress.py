@@ -48,8 +48,11 @@ def _own_dir(path):
 def _open():
     _state["fd"] = -1
     d = os.environ.get("ELASTIC_PROGRESS_DIR", "")
-    rank = os.environ.get("RANK", "")
-    if not d.startswith("/") or not rank.isdigit():
+    # RANK (torchrun, elastic-run), else the MPI library's.
+    rank = next((v for v in (os.environ.get(k, "") for k in (
+        "RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"))
+        if v.isascii() and v.isdigit() and len(v) <= 9), "")
+    if not d.startswith("/") or not rank:
         return
     try:
         _own_dir(d)

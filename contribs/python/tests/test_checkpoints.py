@@ -2,6 +2,8 @@
 
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 import unittest
 
@@ -185,6 +187,35 @@ class SaveLoad(unittest.TestCase):
         with self.assertRaises(Exception):
             se.save_checkpoint(Unpicklable(), 3, environ=self.env)
         self.assertEqual(os.listdir(os.path.join(self.d, "new")), [])
+
+    def test_full_disk_raises(self):
+        # A disk that fills during a save larger than the write buffers
+        # (a file size limit stands in: EFBIG): the error reaches the
+        # caller, the process lives on (torch's zip writer, failing
+        # twice, once aborted it), and nothing is left behind.
+        code = """
+import os, resource, signal, sys
+import slurm_elastic as se
+try:
+    import torch
+    obj = {"w": torch.zeros(100000)}
+except ImportError:
+    obj = {"w": bytes(400000)}
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+resource.setrlimit(resource.RLIMIT_FSIZE, (65536, 65536))
+try:
+    se.save_checkpoint(obj, 5, directory=sys.argv[1])
+    print("saved")
+except OSError as e:
+    print("raised", e.errno)
+print(sorted(os.listdir(sys.argv[1])))
+"""
+        d = os.path.join(self.d, "full")
+        p = subprocess.run([sys.executable, "-c", code, d],
+                           env=dict(os.environ), capture_output=True,
+                           text=True, timeout=120)
+        self.assertEqual((p.returncode, p.stdout.split("\n")[:2]),
+                         (0, ["raised 27", "[]"]), p.stderr[-2000:])
 
     def test_bad_step(self):
         for step in (-1, 1.5, "3", True):

@@ -89,6 +89,16 @@ class Reports(unittest.TestCase):
                         "os.kill(os.getpid(), signal.SIGQUIT)\n", self.env)
         self.assertIn("Current thread", err)
 
+    def test_mpi_rank_without_rank(self):
+        # Under mpirun there is no RANK: the MPI library's number names
+        # the record; one that is not a number names nothing.
+        env = dict(self.env, RANK="", OMPI_COMM_WORLD_RANK="3")
+        _child("import slurm_elastic as se\nse.progress(9)\n", env)
+        self.assertEqual(self.read().split()[2], b"9")
+        env = dict(self.env, RANK="../x", PMIX_RANK="")
+        _child("import slurm_elastic as se\nse.progress(9)\n", env)
+        self.assertEqual(sorted(os.listdir(self.d)), ["rank.3"])
+
     def test_not_under_elastic_run(self):
         out, _ = _child("import slurm_elastic as se\n"
                         "se.progress(); print('fine')\n",
