@@ -519,7 +519,10 @@ def save_checkpoint(obj, step: int, directory=None, environ=None) -> str:
     evaluation job, the next launch) sees all of it or nothing.  Call it on
     one rank (rank 0), then a barrier, so no rank exits before it is done.
     The save is announced to elastic-run (:func:`saving`): however long it
-    takes, no rank of the world is taken as hung meanwhile.
+    takes, no rank of the world is taken as hung meanwhile.  A save that
+    cannot be written (a full disk, a quota) raises OSError and leaves
+    nothing behind: the last good checkpoint stays the newest, and a
+    script may say so and train on (the examples do).
     """
     with saving():
         return _save_checkpoint(obj, step, directory, environ)
