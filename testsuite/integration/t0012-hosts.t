@@ -49,14 +49,16 @@ is "sinfo from this machine, through the bridge" "$(sinfo -h -N -o '%N %t' | sor
 
 # --- each host is a host ------------------------------------------------------
 # shellcheck disable=SC2016 # expanded in the tasks
-steps=$(timeout 60 srun -N3 -p base bash -c 'echo "$SLURMD_NODENAME $(hostname) $(ip -4 -o addr show eth0 | awk "{ print \$4 }")"' 2>&1 | sort | tr '\n' ' ')
+steps=$(timeout 60 srun -Q -N3 -p base bash -c 'echo "$SLURMD_NODENAME $(hostname) $(ip -4 -o addr show eth0 | awk "{ print \$4 }")"' 2>&1 | sort | tr '\n' ' ')
 is "in a 3-node step, each task sees its node's own hostname and address" "$steps" \
 	"n1 n1 $SUBNET.11/24 n2 n2 $SUBNET.12/24 n3 n3 $SUBNET.13/24 "
+# (srun -Q: a node still completing the last step's job makes srun say it
+# waits for resources, which is not the step's output.)
 # What the writing step said, when it failed, names the fault.
-w=$(timeout 60 srun -N1 -w n1 bash -c 'echo mine >/tmp/t0012-private' 2>&1) ||
+w=$(timeout 60 srun -Q -N1 -w n1 bash -c 'echo mine >/tmp/t0012-private' 2>&1) ||
 	diag "the step writing on n1 failed ($?): $w"
 is "... /tmp is the host's own: a file written on n1 is there on n1" \
-	"$(timeout 60 srun -N1 -w n1 cat /tmp/t0012-private 2>&1)" mine
+	"$(timeout 60 srun -Q -N1 -w n1 cat /tmp/t0012-private 2>&1)" mine
 ok "... not on n2" timeout 30 srun -N1 -w n2 test ! -e /tmp/t0012-private
 ok "... nor on this machine" test ! -e /tmp/t0012-private
 is "exec: login is a host of its own" "$(mch exec login hostname)" login
@@ -92,7 +94,7 @@ rc=$?
 printf '%s\n' "$out" | sed 's/^/# /'
 is "boot n2" "$rc" 0
 is "... n2 is idle again" "$(sinfo -h -N -n n2 -o %t | sort -u)" idle
-is "... and runs steps" "$(timeout 30 srun -N1 -w n2 hostname 2>&1)" n2
+is "... and runs steps" "$(timeout 30 srun -Q -N1 -w n2 hostname 2>&1)" n2
 scancel "$jid"
 
 # --- restarts -----------------------------------------------------------------
@@ -114,7 +116,7 @@ ok "... and steps start in it again" wait_until 120 step_in_job
 diag "figure: hosts: slurmctld restart to a new step in a running job $(awk -v a="$t_ctld" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s"
 ok "restart slurmdbd" mch restart slurmdbd
 ok "restart munged n1" mch restart munged n1
-is "... the job's node still runs its steps" "$(timeout 30 srun --jobid="$jid" --overlap -N1 hostname 2>&1)" n1
+is "... the job's node still runs its steps" "$(timeout 30 srun -Q --jobid="$jid" --overlap -N1 hostname 2>&1)" n1
 scancel "$jid"
 
 # --- cut and heal -------------------------------------------------------------
@@ -129,7 +131,7 @@ node_answers() { [ "$(sinfo -h -N -n "$1" -o %t | sort -u)" = idle ]; }
 t_heal=$(date +%s.%N)
 ok "... n3 answers slurmctld again" wait_until 180 node_answers n3
 diag "figure: hosts: heal to node idle in slurmctld $(awk -v a="$t_heal" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s"
-is "... and runs steps" "$(timeout 30 srun -N1 -w n3 hostname 2>&1)" n3
+is "... and runs steps" "$(timeout 30 srun -Q -N1 -w n3 hostname 2>&1)" n3
 
 # --- partition and join -------------------------------------------------------
 ok "partition ctl from the others" mch partition ctl
