@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -12,8 +13,8 @@
 
 #include "drain.h"
 
-static int set_node_state(const char *node, uint32_t state,
-			  const char *reason, elastic_error_t *err)
+static int set_node_state(const char *node, uint32_t state, const char *reason,
+			  elastic_error_t *err)
 {
 	update_node_msg_t m;
 
@@ -33,6 +34,25 @@ static int set_node_state(const char *node, uint32_t state,
 int drain_node(const char *node, const char *reason, elastic_error_t *err)
 {
 	return set_node_state(node, NODE_STATE_DRAIN, reason, err);
+}
+
+bool drained_by_elasticd(const char *node)
+{
+	node_info_msg_t *msg = NULL;
+	bool ours = false;
+
+	if (slurm_load_node_single(&msg, (char *)node, SHOW_ALL) !=
+		SLURM_SUCCESS ||
+	    !msg)
+		return false;
+	if (msg->record_count == 1) {
+		const node_info_t *n = &msg->node_array[0];
+
+		ours = (n->node_state & NODE_STATE_DRAIN) && n->reason &&
+		       !strncmp(n->reason, "slurm-elastic:", 14);
+	}
+	slurm_free_node_info_msg(msg);
+	return ours;
 }
 
 int down_node(const char *node, const char *reason, elastic_error_t *err)

@@ -400,16 +400,24 @@ static void api_suspects(void)
 	int n = api_take_suspects(s, RAISE_BATCH);
 
 	for (int i = 0; i < n; i++) {
-		enum suspect_action a = suspect_decide(
-		    &ctx.suspects, ctx.policy.suspect_nodes,
-		    ctx.policy.suspect_drains_per_hour, now_ms());
 		char reason[128];
 		elastic_error_t err;
+		/* A node still drained for an earlier report (a straggler
+		 * reported again at each relaunch) costs no drain of the
+		 * hour's. */
+		enum suspect_action a =
+		    ctx.policy.suspect_nodes == POLICY_SUSPECT_DRAIN &&
+			    drained_by_elasticd(s[i].node)
+			? SUSPECT_ALREADY
+			: suspect_decide(
+			      &ctx.suspects, ctx.policy.suspect_nodes,
+			      ctx.policy.suspect_drains_per_hour, now_ms());
 
 		snprintf(reason, sizeof(reason),
 			 "slurm-elastic: job %u: %s (from its launcher)",
 			 s[i].group, s[i].why);
-		if (a == SUSPECT_DRAIN && drain_node(s[i].node, reason, &err) < 0) {
+		if (a == SUSPECT_DRAIN &&
+		    drain_node(s[i].node, reason, &err) < 0) {
 			elog_error("group %u: %s", s[i].group, err.text);
 			a = SUSPECT_REPORT;
 		}

@@ -39,6 +39,8 @@ const char *suspect_action_name(enum suspect_action a)
 		return "reported";
 	case SUSPECT_CAPPED:
 		return "reported (SuspectDrainsPerHour reached)";
+	case SUSPECT_ALREADY:
+		return "drained already";
 	}
 	return "?";
 }

@@ -24,9 +24,11 @@ struct suspect_window {
 };
 
 enum suspect_action {
-	SUSPECT_DRAIN,	/* drain it (counted in the window) */
-	SUSPECT_REPORT, /* SuspectNodes=report */
-	SUSPECT_CAPPED, /* the hour's drains are used up: report only */
+	SUSPECT_DRAIN,	 /* drain it (counted in the window) */
+	SUSPECT_REPORT,	 /* SuspectNodes=report */
+	SUSPECT_CAPPED,	 /* the hour's drains are used up: report only */
+	SUSPECT_ALREADY, /* drained by elasticd already (a report again at
+			  * each relaunch): not counted again */
 };
 
 enum suspect_action suspect_decide(struct suspect_window *w,

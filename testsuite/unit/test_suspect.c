@@ -59,6 +59,8 @@ static void report_and_zero(void **state)
 			 SUSPECT_CAPPED);
 	assert_string_equal(suspect_action_name(SUSPECT_DRAIN), "drained");
 	assert_string_equal(suspect_action_name(SUSPECT_REPORT), "reported");
+	assert_string_equal(suspect_action_name(SUSPECT_ALREADY),
+			    "drained already");
 }
 
 /* A cap beyond the window is the window. */
