@@ -75,8 +75,9 @@ static int detect_words(const char *rest, unsigned *port)
 			term = 1;
 		else if (n > 2 && n < 8 && !strncmp(rest, "p=", 2))
 			*port = (unsigned)strtoul(rest + 2, NULL, 10);
-		else if (!strncmp(rest, "X=", 2) || !strncmp(rest, "X+=", 3))
-			;
+		else if (!strncmp(rest, "X=", 2) || !strncmp(rest, "X+=", 3) ||
+			 !strncmp(rest, "R=", 2))
+			; /* a probe's answer, the ring's (ring.h) */
 		else if (n < 3 || rest[0] != 'r' || rest[1] < '0' ||
 			 rest[1] > '9' || !memchr(rest, '=', n))
 			return -1;

@@ -317,6 +317,18 @@ int heartbeat_main(const char *ms_arg);
 int probe_listen(unsigned *port);
 void probe_accept(int fd);
 void probe_answer(const char *self, char *list);
+/* A connection to addr:port begun (non-blocking): its socket, or -1. */
+int probe_connect(const char *addr, const char *port);
+/* The heartbeat task's side of the ring probe (ring.h, hbring.c): the
+ * "RING ..." line taken; a check of the peers begun at a heartbeat;
+ * their sockets into p (returns how many); the results read after poll
+ * (and the checks out of time failed), the node's line said when it
+ * changes. */
+void hbring_set(const char *self, char *list);
+void hbring_start(double now, const char *self);
+size_t hbring_fds(struct pollfd *p, size_t max);
+void hbring_done(const struct pollfd *p, size_t n, double now,
+		 const char *self);
 void heartbeat_start(const struct config *c, const struct members *ms,
 		     unsigned restart);
 bool heartbeat_lost(unsigned restart, unsigned nnodes, struct lost_node *ret);
@@ -324,6 +336,9 @@ bool heartbeat_lost(unsigned restart, unsigned nnodes, struct lost_node *ret);
  * Unless a split explains the stall, heartbeat_hang_named then names it
  * in the timeline and asks every node for its ranks' stacks. */
 bool heartbeat_hung(struct lost_node *ret);
+/* A node's ring probe found a peer it cannot reach (ring.h), not acted
+ * on in the last HB_RING_HOLDOFF_S: then the full probe decides. */
+bool heartbeat_ring_cut(void);
 void heartbeat_hang_named(unsigned restart, unsigned nnodes,
 			  const struct lost_node *h);
 /* A node slower than the rest (straggle.h): named in the timeline and

@@ -52,7 +52,7 @@ void probe_accept(int fd)
 }
 
 /* A connection to addr:port begun (non-blocking): its socket, or -1. */
-static int probe_connect(const char *addr, const char *port)
+int probe_connect(const char *addr, const char *port)
 {
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai = NULL;
 	int fd = -1;

@@ -7,7 +7,8 @@
  * and the CPU their threads wanted: straggle.h).  A line
  * "STACKS" on its input asks it for the stacks of its node's ranks: the
  * signal each registered for it, and their state from /proc; "PROBE"
- * which other nodes it reaches (hbprobe.c).
+ * which other nodes it reaches (hbprobe.c); "RING" the world's nodes, of
+ * which it checks the next few at every heartbeat (hbring.c).
  */
 #include "config.h"
 
@@ -17,6 +18,7 @@
 #include "elastic-run.h"
 #include "common/progress_rec.h"
 #include "detect.h"
+#include "ring.h"
 
 /* Ranks of one node read, at most. */
 #define HB_RANKS_MAX 256
@@ -268,6 +270,8 @@ static int hb_input(struct hb_in *in, const char *node)
 			in->stacks = true;
 		else if (!strncmp(in->buf, "PROBE ", 6))
 			probe_answer(node, in->buf + 6);
+		else if (!strncmp(in->buf, "RING ", 5))
+			hbring_set(node, in->buf + 5);
 		in->len -= (size_t)(nl + 1 - in->buf);
 		memmove(in->buf, nl + 1, in->len + 1);
 	}
@@ -308,8 +312,10 @@ int heartbeat_main(const char *ms_arg)
 	signal(SIGPIPE, SIG_IGN);
 	lfd = probe_listen(&port);
 	for (double next = 0;;) {
-		struct pollfd p[2] = { { 0, POLLIN, 0 }, { lfd, POLLIN, 0 } };
+		struct pollfd p[2 + RING_K] = { { 0, POLLIN, 0 },
+						{ lfd, POLLIN, 0 } };
 		double now = now_s();
+		size_t np;
 
 		if (in.stacks) { /* asked for: at once */
 			n = hb_ranks(dir, (unsigned)restart, ranks);
@@ -322,9 +328,15 @@ int heartbeat_main(const char *ms_arg)
 			if (len <= 0 || write(1, line, (size_t)len) != len)
 				return 1;
 			next = now + (double)ms / 1000.0;
+			hbring_start(now, node);
 		}
-		if (poll(p, 2, (int)((next - now) * 1000) + 1) <= 0)
+		np = 2 + hbring_fds(p + 2, RING_K);
+		if (poll(p, np,
+			 np > 2 ? 100 : (int)((next - now) * 1000) + 1) <= 0) {
+			hbring_done(p + 2, 0, now_s(), node);
 			continue;
+		}
+		hbring_done(p + 2, np - 2, now_s(), node);
 		if (p[1].revents)
 			probe_accept(lfd);
 		/* The end of its input (the launcher closed it) ends it. */

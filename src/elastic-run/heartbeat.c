@@ -21,6 +21,10 @@
 /* How long a probe's answers may take (each task waits 1 s for its
  * connections). */
 #define HB_SPLIT_WAIT_S 3.0
+/* The ring's list sent again while nodes' ports come in; a ring line
+ * acted on (the full probe) at most this often. */
+#define HB_RING_RESEND_S  5.0
+#define HB_RING_HOLDOFF_S 10.0
 /* After the stacks were asked for: time for every rank to print them. */
 #define HB_STACKS_WAIT_MS 2000
 
@@ -43,7 +47,12 @@ static struct heartbeats {
 	struct split *probe;  /* a probe's answers, while it is asked */
 	unsigned timeout;
 	bool stacks_asked;
-	int hung;	   /* the rank heartbeat_hung found (pace's index) */
+	int hung; /* the rank heartbeat_hung found (pace's index) */
+	/* The ring probe (ring.h): nodes in the last RING sent, when; the
+	 * last "R=" line naming a peer, when, and when it was acted on. */
+	size_t ring_n;
+	double ring_sent, ring_cut, ring_acted;
+	char ring_by[160];
 	uint32_t lost_job; /* its srun waits for a dead node: not waited for */
 } hb;
 
@@ -213,6 +222,19 @@ void heartbeat_stop(void)
 	memset(&hb, 0, sizeof(hb));
 }
 
+static void hb_ring_send(double now);
+
+/* A node's ring line naming a peer it cannot reach ("NAME R=a,b"). */
+static void hb_ring_heard(const char *line, double now)
+{
+	const char *r = strstr(line, " R=");
+
+	if (!r || !strcmp(r + 3, "-"))
+		return;
+	hb.ring_cut = now;
+	snprintf(hb.ring_by, sizeof(hb.ring_by), "%s", line);
+}
+
 /* Feed the table what the steps printed. */
 static void hb_read(double now)
 {
@@ -246,6 +268,8 @@ static void hb_read(double now)
 				if (node >= 0 && hb.probe)
 					split_heard(hb.probe, (size_t)node,
 						    s->buf);
+				if (node >= 0)
+					hb_ring_heard(s->buf, now);
 				s->len -= (size_t)(nl + 1 - s->buf);
 				memmove(s->buf, nl + 1, s->len + 1);
 			}
@@ -263,6 +287,7 @@ bool heartbeat_lost(unsigned restart, unsigned nnodes, struct lost_node *ret)
 	if (!hb.on)
 		return false;
 	hb_read(now);
+	hb_ring_send(now);
 	while ((i = detect_silent(&hb.table, now, &silent)) >= 0) {
 		const struct detect_node *x = &hb.table.node[i];
 
@@ -387,8 +412,69 @@ static void hb_peer(const node_info_msg_t *msg, const struct detect_node *x,
 	snprintf(out, len, " %s=%s:%u", x->name, addr, x->port);
 }
 
+static int hb_send_list(const char *cmd);
+
+/* Every node with a probe port known, in the world's order, to every
+ * node's task for its ring (ring.h): once all are known, or every
+ * HB_RING_RESEND_S while more come. */
+static void hb_ring_send(double now)
+{
+	size_t known = 0;
+
+	for (size_t i = 0; i < hb.table.n; i++)
+		known += hb.table.node[i].port != 0;
+	if (known < 2 || known <= hb.ring_n ||
+	    (known < hb.table.n && now - hb.ring_sent < HB_RING_RESEND_S))
+		return;
+	if (hb_send_list("RING") == 0) {
+		hb.ring_n = known;
+		hb.ring_sent = now;
+	}
+}
+
+/* Is a node the ring line names one whose heartbeat is on time?  A
+ * silent one is the heartbeats' to judge (lost, or not), not a split. */
+static bool hb_ring_live(const char *line, double now)
+{
+	const char *r = strstr(line, " R=");
+	char names[sizeof(hb.ring_by)], *save = NULL;
+
+	if (!r)
+		return false;
+	snprintf(names, sizeof(names), "%s", r + 3);
+	for (char *w = strtok_r(names, ",", &save); w;
+	     w = strtok_r(NULL, ",", &save))
+		for (size_t i = 0; i < hb.table.n; i++)
+			if (!strcmp(hb.table.node[i].name, w) &&
+			    hb.table.node[i].heard &&
+			    now - hb.table.node[i].last <= hb.timeout / 2.0)
+				return true;
+	return false;
+}
+
+bool heartbeat_ring_cut(void)
+{
+	double now = now_s();
+
+	if (!hb.on || hb.ring_cut <= hb.ring_acted ||
+	    now - hb.ring_acted < HB_RING_HOLDOFF_S)
+		return false;
+	hb.ring_acted = now;
+	if (!hb_ring_live(hb.ring_by, now))
+		return false;
+	elog_info("ring probe: %s", hb.ring_by);
+	return true;
+}
+
 /* Ask every node's task which others it reaches: 0 when asked. */
 static int hb_ask_probe(void)
+{
+	return hb_send_list("PROBE");
+}
+
+/* "CMD NAME=ADDR:PORT ..." (the nodes with a port, in the world's
+ * order) to every node's task. */
+static int hb_send_list(const char *cmd)
 {
 	node_info_msg_t *msg = NULL;
 	size_t cap = 16 + hb.table.n * (DETECT_NAME_MAX * 2 + 16), len = 5;
@@ -399,7 +485,8 @@ static int hb_ask_probe(void)
 		return -1;
 	if (slurm_load_node(0, &msg, SHOW_ALL) != SLURM_SUCCESS)
 		msg = NULL;
-	memcpy(line, "PROBE", 5);
+	len = strlen(cmd);
+	memcpy(line, cmd, len);
 	for (size_t i = 0; i < hb.table.n; i++) {
 		if (!hb.table.node[i].port)
 			continue;

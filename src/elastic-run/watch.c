@@ -26,6 +26,8 @@ static bool watch_fault(const struct config *c, struct source *src,
 
 	if (heartbeat_lost(restart, ms->nnodes, &lost))
 		;
+	else if (heartbeat_ring_cut() && heartbeat_split(ms, restart, w))
+		return true; /* a split, found at the heartbeats' pace */
 	else if (heartbeat_hung(&lost)) {
 		/* Ranks stuck in a collective across a split: the split. */
 		if (heartbeat_split(ms, restart, w))

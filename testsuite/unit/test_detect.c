@@ -117,6 +117,8 @@ static void stray_lines(void **state)
 	assert_int_equal(d.node[2].port, 40123);
 	assert_int_equal(detect_heard(&d, "n3 X=n1,n2", 101), 2);
 	assert_int_equal(detect_heard(&d, "n3 X+=n1", 101), 2);
+	assert_int_equal(detect_heard(&d, "n3 R=n4", 101), 2); /* the ring's */
+	assert_int_equal(detect_heard(&d, "n3 R=-", 101), 2);
 	assert_int_equal(detect_heard(&d, "n3 p=99999999", 101), -1);
 	assert_int_equal(d.node[2].port, 40123);
 	detect_free(&d);
