@@ -17,8 +17,9 @@ mkdir -p "$W" && chmod 777 "$W"
 cat >"$ED_TMP/worker.sh" <<'EOS'
 #!/bin/bash
 f="$W/r.$ELASTIC_RESTART_COUNT.$RANK"
-echo "$RANK $WORLD_SIZE $ELASTIC_RESTART_COUNT $ELASTIC_PREV_NNODES $ELASTIC_JOB_ID $SLURM_JOB_ID $MASTER_ADDR:$MASTER_PORT" >"$f.tmp"
-mv "$f.tmp" "$f"
+# Written whole under a name the tests' r.N.* do not match, then named.
+echo "$RANK $WORLD_SIZE $ELASTIC_RESTART_COUNT $ELASTIC_PREV_NNODES $ELASTIC_JOB_ID $SLURM_JOB_ID $MASTER_ADDR:$MASTER_PORT" >"$W/.r.$ELASTIC_RESTART_COUNT.$RANK"
+mv "$W/.r.$ELASTIC_RESTART_COUNT.$RANK" "$f"
 # The handler only notes the event, as libelastic's: it may come twice.
 trap 'ev=1' URG
 while [ ! -e "$W/finish" ]; do

@@ -18,8 +18,9 @@ mkdir -p "$W" && chmod 777 "$W"
 cat >"$ED_TMP/worker.sh" <<'EOS'
 #!/bin/bash
 f="$W/r.$ELASTIC_RESTART_COUNT.$RANK"
-echo "$RANK $WORLD_SIZE $ELASTIC_RESTART_COUNT $SLURM_JOB_ID" >"$f.tmp"
-mv "$f.tmp" "$f"
+# Written whole under a name the tests' r.N.* do not match, then named.
+echo "$RANK $WORLD_SIZE $ELASTIC_RESTART_COUNT $SLURM_JOB_ID" >"$W/.r.$ELASTIC_RESTART_COUNT.$RANK"
+mv "$W/.r.$ELASTIC_RESTART_COUNT.$RANK" "$f"
 trap 'ev=1' URG
 while [ ! -e "$W/finish" ]; do
 	[ -z "${ev:-}" ] || exit 0

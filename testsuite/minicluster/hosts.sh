@@ -65,7 +65,7 @@ mount --bind "$ETC/hosts" /etc/hosts
 t="$MC_DIR/hosts/\$h/tmp"
 for d in $shared; do
 	mkdir -p "\$t\${d#/tmp}"
-	mount --rbind "\$d" "\$t\${d#/tmp}"
+	mount --bind "\$d" "\$t\${d#/tmp}"
 done
 mount --rbind "\$t" /tmp
 # After /tmp: MC_DIR may lie there.
