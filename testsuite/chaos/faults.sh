@@ -13,7 +13,7 @@ draw_schedule() {
 	for ((i = 1; i <= FAULTS; i++)); do
 		K[i]=${KINDS[RANDOM % ${#KINDS[@]}]}
 		# A slow MPI rank is not found: its peers spin in the collective
-		# and look as busy as it (elastic-run(1), STRAGGLERS).
+		# and look as busy as it (elastic-run(1), "Slow nodes").
 		[ "${K[i]}" != slow ] || (($1 % 2 == 0)) || K[i]=hang
 		# The base has one node besides the batch host; once lost, it is gone.
 		if [ "${K[i]}" = crash-base ]; then
