@@ -12,9 +12,8 @@
 
 static struct {
 	struct ring r;
-	int fd[RING_K];
+	int fd[RING_K]; /* a check under way: -1 once over */
 	double started;
-	bool busy;
 } hr;
 
 /* Peer i's check over: reached or not; the node's line when it changes. */
@@ -34,30 +33,29 @@ static void hbring_result(size_t i, bool reached, const char *self)
 }
 
 /* A check is under way while a connection is. */
-static void hbring_busy(void)
+static bool hbring_busy(void)
 {
-	bool busy = false;
-
 	for (size_t i = 0; i < hr.r.n; i++)
-		busy = busy || hr.fd[i] >= 0;
-	hr.busy = busy;
+		if (hr.fd[i] >= 0)
+			return true;
+	return false;
 }
 
 void hbring_set(const char *self, char *list)
 {
 	/* Checks under way are of the old list's peers. */
-	for (size_t i = 0; hr.busy && i < hr.r.n; i++)
+	for (size_t i = 0; i < hr.r.n; i++)
 		if (hr.fd[i] >= 0)
 			close(hr.fd[i]);
-	hr.busy = false;
+	for (size_t i = 0; i < RING_K; i++)
+		hr.fd[i] = -1;
 	ring_parse(&hr.r, self, list);
 }
 
 void hbring_start(double now, const char *self)
 {
-	if (hr.busy || !hr.r.n)
+	if (!hr.r.n || hbring_busy())
 		return;
-	hr.busy = true;
 	hr.started = now;
 	for (size_t i = 0; i < hr.r.n; i++) {
 		hr.fd[i] = probe_connect(hr.r.peer[i].addr, hr.r.peer[i].port);
@@ -65,14 +63,13 @@ void hbring_start(double now, const char *self)
 		if (hr.fd[i] < 0)
 			hbring_result(i, false, self);
 	}
-	hbring_busy();
 }
 
 size_t hbring_fds(struct pollfd *p, size_t max)
 {
 	size_t k = 0;
 
-	for (size_t i = 0; hr.busy && i < hr.r.n && k < max; i++)
+	for (size_t i = 0; i < hr.r.n && k < max; i++)
 		if (hr.fd[i] >= 0)
 			p[k++] = (struct pollfd){ hr.fd[i], POLLOUT, 0 };
 	return k;
@@ -80,8 +77,6 @@ size_t hbring_fds(struct pollfd *p, size_t max)
 
 void hbring_done(const struct pollfd *p, size_t n, double now, const char *self)
 {
-	if (!hr.busy)
-		return;
 	for (size_t i = 0; i < hr.r.n; i++) {
 		int err = 0;
 		socklen_t len = sizeof(err);
@@ -100,5 +95,4 @@ void hbring_done(const struct pollfd *p, size_t n, double now, const char *self)
 	for (size_t i = 0; i < hr.r.n; i++)
 		if (hr.fd[i] >= 0 && now - hr.started > HBRING_WAIT_S)
 			hbring_result(i, false, self);
-	hbring_busy();
 }

@@ -21,10 +21,20 @@ static int ring_word(char *w, char **name, char **addr, char **port)
 	return 0;
 }
 
+static void ring_peer_set(struct ring_peer *p, const char *name,
+			  const char *addr, const char *port)
+{
+	snprintf(p->name, sizeof(p->name), "%s", name);
+	snprintf(p->addr, sizeof(p->addr), "%s", addr);
+	snprintf(p->port, sizeof(p->port), "%s", port);
+	p->fails = 0;
+}
+
 int ring_parse(struct ring *r, const char *self, char *list)
 {
-	char *save = NULL, *first[RING_K], *tok;
-	size_t nfirst = 0, after = 0;
+	struct ring_peer first[RING_K]; /* before self: they follow the last */
+	char *save = NULL, *tok;
+	size_t nfirst = 0;
 	bool found = false;
 
 	memset(r, 0, sizeof(*r));
@@ -37,38 +47,17 @@ int ring_parse(struct ring *r, const char *self, char *list)
 		    strlen(addr) >= RING_ADDR_MAX ||
 		    strlen(port) >= RING_PORT_MAX)
 			continue;
-		if (!found && !strcmp(name, self)) {
+		if (!found && !strcmp(name, self))
 			found = true;
-			continue;
-		}
-		if (!found) {
-			/* The list wraps: the first nodes follow the last. */
-			if (nfirst < RING_K)
-				first[nfirst++] = tok;
-			continue;
-		}
-		if (after < RING_K) {
-			struct ring_peer *p = &r->peer[after++];
-
-			snprintf(p->name, sizeof(p->name), "%s", name);
-			snprintf(p->addr, sizeof(p->addr), "%s", addr);
-			snprintf(p->port, sizeof(p->port), "%s", port);
-		}
+		else if (!found && nfirst < RING_K)
+			ring_peer_set(&first[nfirst++], name, addr, port);
+		else if (found && r->n < RING_K)
+			ring_peer_set(&r->peer[r->n++], name, addr, port);
 	}
 	if (!found)
-		return -1;
-	for (size_t i = 0; i < nfirst && after < RING_K; i++) {
-		struct ring_peer *p = &r->peer[after++];
-		const char *name = first[i];
-
-		/* ring_word cut the word into name, addr and port. */
-		snprintf(p->name, sizeof(p->name), "%s", name);
-		name += strlen(name) + 1;
-		snprintf(p->addr, sizeof(p->addr), "%s", name);
-		name += strlen(name) + 1;
-		snprintf(p->port, sizeof(p->port), "%s", name);
-	}
-	r->n = after;
+		return -1; /* r->n is 0: peers are taken after self only */
+	for (size_t i = 0; i < nfirst && r->n < RING_K; i++)
+		r->peer[r->n++] = first[i];
 	return 0;
 }
 
