@@ -3,7 +3,7 @@
 
 /*
  * What differs between the Slurm releases we build against, 22.05 to
- * 24.11, in one place: the code that calls Slurm uses these names and
+ * 26.05, in one place: the code that calls Slurm uses these names and
  * tests no version itself.  Header only, for the code that links
  * libslurm (libcommon itself never calls Slurm).
  */
@@ -22,14 +22,109 @@ typedef hostlist_t *compat_hostlist_t;
 typedef hostlist_t compat_hostlist_t;
 #endif
 
-/* 23.11: slurm_kill_job_step() takes flags; we need none. */
+/*
+ * 25.11 and 26.05 name a job or a step by slurm_step_id_t where earlier
+ * releases took job and step numbers.  NO_VAL is "any", as before.
+ */
+#if COMPAT_SLURM_AT_LEAST(25, 11)
+static inline slurm_step_id_t compat_step_id(uint32_t job_id, uint32_t step_id)
+{
+	slurm_step_id_t id = SLURM_STEP_ID_INITIALIZER;
+
+	id.job_id = job_id;
+	id.step_id = step_id;
+	return id;
+}
+#endif
+
+/* 23.11: slurm_kill_job_step() takes flags; we need none.  25.11: a step id. */
 static inline int compat_kill_job_step(uint32_t job_id, uint32_t step_id,
 				       uint16_t sig)
 {
-#if COMPAT_SLURM_AT_LEAST(23, 11)
+#if COMPAT_SLURM_AT_LEAST(25, 11)
+	slurm_step_id_t id = compat_step_id(job_id, step_id);
+
+	return slurm_kill_job_step(&id, sig, 0);
+#elif COMPAT_SLURM_AT_LEAST(23, 11)
 	return slurm_kill_job_step(job_id, step_id, sig, 0);
 #else
 	return slurm_kill_job_step(job_id, step_id, sig);
+#endif
+}
+
+/* 25.11: the steps of one job (NO_VAL: of all), without an update time. */
+static inline int compat_get_job_steps(uint32_t job_id,
+				       job_step_info_response_msg_t **resp,
+				       uint16_t show_flags)
+{
+#if COMPAT_SLURM_AT_LEAST(25, 11)
+	slurm_step_id_t id = compat_step_id(job_id, NO_VAL);
+
+	return slurm_get_job_steps(&id, resp, show_flags);
+#else
+	return slurm_get_job_steps(0, job_id, NO_VAL, resp, show_flags);
+#endif
+}
+
+/* 25.11: a submission's answer and a job's description carry a step id. */
+#if COMPAT_SLURM_AT_LEAST(25, 11)
+#define COMPAT_SUBMIT_JOB_ID(resp)   ((resp)->step_id.job_id)
+#define COMPAT_JOB_DESC_JOB_ID(desc) ((desc)->step_id.job_id)
+#else
+#define COMPAT_SUBMIT_JOB_ID(resp)   ((resp)->job_id)
+#define COMPAT_JOB_DESC_JOB_ID(desc) ((desc)->job_id)
+#endif
+
+/* 26.05: slurm_kill_job, slurm_load_job and slurm_requeue take a step id. */
+static inline int compat_kill_job(uint32_t job_id, uint16_t sig, uint16_t flags)
+{
+#if COMPAT_SLURM_AT_LEAST(26, 5)
+	return slurm_kill_job(compat_step_id(job_id, NO_VAL), sig, flags);
+#else
+	return slurm_kill_job(job_id, sig, flags);
+#endif
+}
+
+static inline int compat_load_job(job_info_msg_t **resp, uint32_t job_id,
+				  uint16_t show_flags)
+{
+#if COMPAT_SLURM_AT_LEAST(26, 5)
+	return slurm_load_job(resp, compat_step_id(job_id, NO_VAL), show_flags);
+#else
+	return slurm_load_job(resp, job_id, show_flags);
+#endif
+}
+
+static inline int compat_requeue(uint32_t job_id, uint32_t flags)
+{
+#if COMPAT_SLURM_AT_LEAST(26, 5)
+	return slurm_requeue(compat_step_id(job_id, NO_VAL), flags);
+#else
+	return slurm_requeue(job_id, flags);
+#endif
+}
+
+/* 26.05: slurm_free_ctl_conf() is slurm_free_conf(). */
+static inline void compat_free_conf(slurm_conf_t *conf)
+{
+#if COMPAT_SLURM_AT_LEAST(26, 5)
+	slurm_free_conf(conf);
+#else
+	slurm_free_ctl_conf(conf);
+#endif
+}
+
+/*
+ * 26.05: a node's reason no longer names who set it in the request;
+ * slurmctld takes the caller's authenticated uid.
+ */
+static inline void compat_node_reason_uid(update_node_msg_t *m, uint32_t uid)
+{
+#if COMPAT_SLURM_AT_LEAST(26, 5)
+	(void)m;
+	(void)uid;
+#else
+	m->reason_uid = uid;
 #endif
 }
 

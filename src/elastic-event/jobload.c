@@ -5,12 +5,14 @@
 
 #include <slurm/slurm_errno.h>
 
+#include "common/slurm_compat.h"
+
 #include "jobload.h"
 
 int job_load(uint32_t job_id, job_info_msg_t **msg, elastic_error_t *err)
 {
 	*msg = NULL;
-	if (slurm_load_job(msg, job_id, SHOW_ALL | SHOW_LOCAL) !=
+	if (compat_load_job(msg, job_id, SHOW_ALL | SHOW_LOCAL) !=
 	    SLURM_SUCCESS) {
 		int e = errno;
 

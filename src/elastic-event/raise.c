@@ -6,6 +6,7 @@
 #include <slurm/slurm_errno.h>
 
 #include "common/options.h"
+#include "common/slurm_compat.h"
 #include "common/parse.h"
 #include "jobload.h"
 #include "raise.h"
@@ -21,7 +22,7 @@ int raise_job(uint32_t job_id, int sig, elastic_error_t *err)
 				      job_id, sig, PARSE_SIGNALS);
 	/* KILL_STEPS_ONLY: without it slurmctld picks the steps too, but
 	 * say so rather than rely on the default of a flags value of 0. */
-	if (slurm_kill_job(job_id, (uint16_t)sig, KILL_STEPS_ONLY) !=
+	if (compat_kill_job(job_id, (uint16_t)sig, KILL_STEPS_ONLY) !=
 	    SLURM_SUCCESS) {
 		int e = errno;
 

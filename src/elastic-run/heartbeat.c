@@ -169,7 +169,7 @@ static void hb_kill_steps(uint32_t job)
 {
 	job_step_info_response_msg_t *r = NULL;
 
-	if (slurm_get_job_steps(0, job, NO_VAL, &r, SHOW_ALL | SHOW_LOCAL) !=
+	if (compat_get_job_steps(job, &r, SHOW_ALL | SHOW_LOCAL) !=
 	    SLURM_SUCCESS)
 		return;
 	for (uint32_t i = 0; i < r->job_step_count; i++) {

@@ -95,7 +95,7 @@ static uint32_t next_step_id(uint32_t job_id)
 	job_step_info_response_msg_t *r = NULL;
 	uint32_t next = 0, i;
 
-	if (slurm_get_job_steps(0, job_id, NO_VAL, &r, SHOW_ALL | SHOW_LOCAL) !=
+	if (compat_get_job_steps(job_id, &r, SHOW_ALL | SHOW_LOCAL) !=
 	    SLURM_SUCCESS)
 		return 0;
 	for (i = 0; i < r->job_step_count; i++) {
@@ -119,7 +119,7 @@ static size_t job_steps(uint32_t job_id, uint32_t from, uint32_t below,
 	size_t n = 0;
 	uint32_t i;
 
-	if (slurm_get_job_steps(0, job_id, NO_VAL, &r, SHOW_ALL | SHOW_LOCAL) !=
+	if (compat_get_job_steps(job_id, &r, SHOW_ALL | SHOW_LOCAL) !=
 	    SLURM_SUCCESS)
 		return 0;
 	for (i = 0; i < r->job_step_count; i++) {

@@ -45,7 +45,7 @@ static const char *shrink_base(uint32_t job, const char *list,
 	if (!rest)
 		return "kept";
 	slurm_init_job_desc_msg(&d);
-	d.job_id = job;
+	COMPAT_JOB_DESC_JOB_ID(&d) = job;
 	d.req_nodes = rest;
 	rc = slurm_update_job(&d);
 	if (rc != SLURM_SUCCESS)
@@ -91,7 +91,7 @@ static void release_member(const struct config *c, struct source *src,
 
 	if (job != c->job_id) {
 		/* A unit of ours: what Slurm would end at SlurmdTimeout. */
-		if (slurm_kill_job(job, SIGKILL, 0) == SLURM_SUCCESS)
+		if (compat_kill_job(job, SIGKILL, 0) == SLURM_SUCCESS)
 			how = "cancelled";
 		else
 			elog_warn("cancel job %u: %s", job,

@@ -11,6 +11,7 @@
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
 
+#include "common/slurm_compat.h"
 #include "drain.h"
 
 static int set_node_state(const char *node, uint32_t state, const char *reason,
@@ -22,7 +23,7 @@ static int set_node_state(const char *node, uint32_t state, const char *reason,
 	m.node_names = (char *)node;
 	m.node_state = state;
 	m.reason = (char *)reason;
-	m.reason_uid = getuid();
+	compat_node_reason_uid(&m, getuid());
 	if (slurm_update_node(&m) != SLURM_SUCCESS)
 		return elastic_errorf(err, "%s %s: %s",
 				      state == NODE_STATE_DOWN ? "down"
@@ -62,7 +63,7 @@ int down_node(const char *node, const char *reason, elastic_error_t *err)
 
 int requeue_job(uint32_t job, elastic_error_t *err)
 {
-	if (slurm_requeue(job, 0) != SLURM_SUCCESS)
+	if (compat_requeue(job, 0) != SLURM_SUCCESS)
 		return elastic_errorf(err, "requeue job %u: %s", job,
 				      slurm_strerror(errno));
 	return 0;
@@ -76,7 +77,7 @@ int begin_now(uint32_t job, elastic_error_t *err)
 
 	/* Still being requeued (its steps ending): Slurm sets the requeue
 	 * delay when it is done, over any start time given before. */
-	if (slurm_load_job(&msg, job, SHOW_ALL) != SLURM_SUCCESS)
+	if (compat_load_job(&msg, job, SHOW_ALL) != SLURM_SUCCESS)
 		return elastic_errorf(err, "job %u: %s", job,
 				      slurm_strerror(errno));
 	busy = msg->record_count < 1 ||
@@ -86,7 +87,7 @@ int begin_now(uint32_t job, elastic_error_t *err)
 		return 1;
 
 	slurm_init_job_desc_msg(&d);
-	d.job_id = job;
+	COMPAT_JOB_DESC_JOB_ID(&d) = job;
 	d.begin_time = time(NULL);
 	if (slurm_update_job(&d) != SLURM_SUCCESS)
 		return elastic_errorf(err, "job %u StartTime=now: %s", job,

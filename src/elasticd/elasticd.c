@@ -38,6 +38,7 @@
 #include "common/log.h"
 #include "common/parse.h"
 #include "common/policy.h"
+#include "common/slurm_compat.h"
 #include "reconcile.h"
 #include "slurmio.h"
 #include "submitq.h"
@@ -561,7 +562,7 @@ static uid_t slurm_user(void)
 
 	if (slurm_load_ctl_conf((time_t)0, &conf) == SLURM_SUCCESS && conf) {
 		uid = conf->slurm_user_id;
-		slurm_free_ctl_conf(conf);
+		compat_free_conf(conf);
 	} else {
 		elog_warn("slurm_load_ctl_conf: %s; SlurmUser taken as root",
 			  slurm_strerror(errno));

@@ -238,7 +238,7 @@ static bool mark_steps(struct slurmio *io, struct snapshot *s)
 		return false;
 	if (ngrace > STEP_READS_MAX) {
 		rpc(io);
-		if (slurm_get_job_steps(0, NO_VAL, NO_VAL, &all,
+		if (compat_get_job_steps(NO_VAL, &all,
 					SHOW_ALL | SHOW_LOCAL) != SLURM_SUCCESS)
 			return false; /* unknown: wait the grace as before */
 	}
@@ -251,7 +251,7 @@ static bool mark_steps(struct slurmio *io, struct snapshot *s)
 			continue;
 		if (!all) {
 			rpc(io);
-			if (slurm_get_job_steps(0, j->id, NO_VAL, &r,
+			if (compat_get_job_steps(j->id, &r,
 						SHOW_ALL | SHOW_LOCAL) !=
 			    SLURM_SUCCESS)
 				continue; /* unknown: as it was */
@@ -453,7 +453,7 @@ static int add_one(struct slurmio *io, struct snapshot *s, uint32_t id,
 	job_info_msg_t *msg = NULL;
 
 	rpc(io);
-	if (slurm_load_job(&msg, id, SHOW_ALL | SHOW_LOCAL) != SLURM_SUCCESS) {
+	if (compat_load_job(&msg, id, SHOW_ALL | SHOW_LOCAL) != SLURM_SUCCESS) {
 		if (errno == ESLURM_INVALID_JOB_ID)
 			return 0;
 		return elastic_errorf(err, "slurm_load_job %u: %s", id,
@@ -896,7 +896,7 @@ int slurmio_submit(struct slurmio *io, const struct unit_request *u,
 		slurm_free_submit_response_response_msg(resp);
 		return elastic_errorf(err, "%s", slurm_strerror(e));
 	}
-	*job_id = resp->job_id;
+	*job_id = COMPAT_SUBMIT_JOB_ID(resp);
 	slurm_free_submit_response_response_msg(resp);
 	return 0;
 }
@@ -904,7 +904,7 @@ int slurmio_submit(struct slurmio *io, const struct unit_request *u,
 int slurmio_cancel(struct slurmio *io, uint32_t job_id, elastic_error_t *err)
 {
 	rpc(io);
-	if (slurm_kill_job(job_id, SIGKILL, 0) != SLURM_SUCCESS) {
+	if (compat_kill_job(job_id, SIGKILL, 0) != SLURM_SUCCESS) {
 		int e = errno;
 
 		/* Ended meanwhile: what we wanted. */
@@ -921,7 +921,7 @@ int slurmio_release(struct slurmio *io, uint32_t job_id, elastic_error_t *err)
 	job_desc_msg_t d;
 
 	slurm_init_job_desc_msg(&d);
-	d.job_id = job_id;
+	COMPAT_JOB_DESC_JOB_ID(&d) = job_id;
 	d.priority = INFINITE; /* as scontrol release: Slurm computes it */
 	rpc(io);
 	if (slurm_update_job(&d) != SLURM_SUCCESS)

@@ -22,6 +22,7 @@
 #include "common/ckpt_eval.h"
 #include "common/options.h"
 #include "common/policy.h"
+#include "common/slurm_compat.h"
 
 int main(int argc, char **argv)
 {
@@ -42,7 +43,7 @@ int main(int argc, char **argv)
 	}
 	job = (uint32_t)strtoul(argv[2], NULL, 10);
 	slurm_init(NULL);
-	if (slurm_load_job(&msg, job, SHOW_ALL) != SLURM_SUCCESS ||
+	if (compat_load_job(&msg, job, SHOW_ALL) != SLURM_SUCCESS ||
 	    msg->record_count < 1 || !msg->job_array[0].admin_comment ||
 	    options_parse_tag(msg->job_array[0].admin_comment, &o, &err) < 0) {
 		fprintf(stderr, "ckpt_tool: job %u: no elastic tag\n", job);

@@ -19,6 +19,8 @@
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
 
+#include "common/slurm_compat.h"
+
 static char *env[] = { "PATH=/usr/bin:/bin", NULL };
 
 /* A one-line batch job of the caller's. */
@@ -92,7 +94,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "submit_raw: %s\n", slurm_strerror(errno));
 		return 1;
 	}
-	printf("%u\n", resp->job_id);
+	printf("%u\n", COMPAT_SUBMIT_JOB_ID(resp));
 	slurm_free_submit_response_response_msg(resp);
 	slurm_fini();
 	return 0;
