@@ -175,21 +175,34 @@ void watch_launch(const struct config *c, struct source *src,
 /*
  * The grace checked against reality: the ranks took exit_s from being
  * told to exiting.  Within half the grace of being killed, a larger
- * checkpoint will not make it: say so while there is time to act.
+ * checkpoint will not make it: say so while there is time to act.  When
+ * no member exited at all, the ranks most likely never watched the event
+ * (a plain torchrun script): a longer grace would only cost more.
  */
 static void grace_check(const struct config *c, unsigned restart,
-			unsigned nnodes, double exit_s, bool killed)
+			unsigned nnodes, double exit_s, size_t killed,
+			size_t members)
 {
 	if (!c->grace || exit_s * 2 < c->grace)
 		return;
 	timeline("grace-warning", restart, nnodes,
 		 "exit_seconds=%.3f grace=%u killed=%s", exit_s, c->grace,
 		 killed ? "yes" : "no");
-	elog_warn("the ranks took %.1f s of the %u s grace to "
-		  "checkpoint and exit%s: raise --elastic-grace (or "
-		  "checkpoint faster) before Slurm kills a checkpoint "
-		  "half-written",
-		  exit_s, c->grace, killed ? " and were killed" : "");
+	if (killed && killed == members)
+		elog_warn("no rank exited in the %u s grace after the event "
+			  "(SIG%s): ranks that do not watch it "
+			  "(elastic_event_detected(), libelastic(3); "
+			  "slurm_elastic in Python) run until killed, so each "
+			  "resize costs the whole grace; watch the event, or "
+			  "shorten --elastic-grace if the script resumes from "
+			  "checkpoints of its own",
+			  c->grace, signame(c->sig));
+	else
+		elog_warn("the ranks took %.1f s of the %u s grace to "
+			  "checkpoint and exit%s: raise --elastic-grace (or "
+			  "checkpoint faster) before Slurm kills a checkpoint "
+			  "half-written",
+			  exit_s, c->grace, killed ? " and were killed" : "");
 }
 /* The launcher saw an event: tell the ranks, give them the grace, kill
  * what is left.  The ranks' time to exit is checked against the grace. */
@@ -237,7 +250,7 @@ void end_launch(const struct config *c, struct source *src, struct launch *l,
 			 "killed_members=0 waited=%.3f status=%s", waited, st);
 	}
 	if (running && !w->stopping && !lost) {
-		grace_check(c, restart, ms->nnodes, waited, left > 0);
+		grace_check(c, restart, ms->nnodes, waited, left, l->n);
 		src->exit_ms = (long)(waited * 1000);
 	}
 	ckpt_pass(c, restart, ms->nnodes);

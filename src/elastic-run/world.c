@@ -295,6 +295,7 @@ int current_members(const struct config *c, struct source *src,
 	struct alloc_view v;
 	double deadline;
 	enum fetch_result fr;
+	bool say = false;
 
 	if (src->have_ed) {
 		double wait = !src->ed_mode ? ED_START_WAIT_S
@@ -341,17 +342,17 @@ int current_members(const struct config *c, struct source *src,
 			fr = (enum fetch_result)w;
 		}
 		if (fr == FETCH_OK) {
+			if (src->ed_said && !src->ed_mode)
+				elog_info("elasticd answers: the world of job "
+					  "%u is the group's from now on",
+					  c->job_id);
 			src->ed_mode = true;
 			resolve_master(ms);
 			return 0;
 		}
-		/* Unreachable from the start: a cluster without elasticd,
-		 * which the launch line's source=allocation says. */
-		if (src->ed_mode || (fr != FETCH_UNREACHABLE && !src->ed_said))
-			elog_warn("no world of job %u from "
-				  "elasticd (%s): launching over its own "
-				  "allocation",
-				  c->job_id, src->why);
+		/* Said once per outage: a job that starts at its min with
+		 * elasticd down must not look like a group with no room. */
+		say = src->ed_mode || !src->ed_said;
 		src->ed_said = true;
 		src->ed_mode = false;
 		src->next_probe = now_s() + ED_PROBE_S;
@@ -359,6 +360,12 @@ int current_members(const struct config *c, struct source *src,
 	if (load_alloc(c->job_id, &v, err) < 0 ||
 	    members_from_allocation(c->job_id, &v, ms, err) < 0)
 		return -1;
+	if (say)
+		elog_warn("no world of job %u from elasticd (%s): launching "
+			  "over its own allocation (%u node%s), which grows "
+			  "only once elasticd answers (asked every %d s)",
+			  c->job_id, src->why, ms->nnodes,
+			  ms->nnodes == 1 ? "" : "s", ED_PROBE_S);
 	resolve_master(ms);
 	return 0;
 }

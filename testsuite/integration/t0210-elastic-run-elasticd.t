@@ -7,7 +7,7 @@
 . "$(dirname "$0")/elasticd.sh"
 ed_setup
 
-plan 35
+plan 38
 
 W=$ED_TMP/w
 mkdir -p "$W" && chmod 777 "$W"
@@ -49,15 +49,21 @@ expect_ranks() { # expect_ranks RESTART N PREV GROUP
 	for ((i = 0; i < $2; i++)); do echo "$i $2 $1 $3 $4"; done
 }
 
-ok "elasticd starts" ed_start
+# --- elasticd down at the start: the job runs at its allocation and says so
 base=$(ED_WRAP="exec $RUN -- $ED_TMP/worker.sh" \
 	submit_group "$TEST_USER" --elastic-min=1 --elastic-max=4 --elastic-step=1 \
 	--elastic-scale-delay=1 --elastic-grace=10 -o "$out" --export=ALL,W="$W")
 like "a min=1 max=4 group runs elastic-run" "$base" '^[0-9]+$'
+ok "with elasticd down, elastic-run launches over the base's node" \
+	wait_until 60 log_has "$out" 'event=ranks-up restart=0 nnodes=1 '
+ok "and says the group grows only once elasticd answers" \
+	log_has "$out" "no world of job $base from elasticd .*own allocation \\(1 node\\), which grows only once elasticd answers"
+ok "elasticd starts" ed_start
 
 # --- growth ---------------------------------------------------------------
 ok "the group grows to 4 nodes" gwait 60 "$base" 'world == 4 and len(units()) == 3' || show_group "$base"
 ok "elastic-run relaunches its ranks over the 4 nodes" wait_until 60 log_has "$out" 'event=ranks-up restart=[0-9]+ nnodes=4 '
+ok "elastic-run says the world follows elasticd again" log_has "$out" "elasticd answers: the world of job $base is the group's"
 r4=$(restart_of 4)
 ok "... 4 ranks start" wait_until 10 have "r.$r4.*" 4
 is "... one world: RANK 0-3, WORLD_SIZE=4, ELASTIC_JOB_ID the base" \

@@ -21,7 +21,7 @@
 . "$(dirname "$0")/elasticd.sh"
 ed_setup
 
-plan 33
+plan 35
 
 EX="$ELASTIC_SRCDIR/contribs/examples/pytorch"
 "$PYTHON" -c 'import torch' 2>/dev/null || bail "python3-torch is not installed"
@@ -137,6 +137,28 @@ ok "... on an event, it warns: 3 s is more than half of the 5 s grace" \
 	wait_until 30 log_has "$W/out" 'event=grace-warning restart=0 nnodes=1 exit_seconds=[3-4]\.[0-9]+ grace=5 killed=no'
 like "... in the job's output, in words" "$(grep 'elastic-run: warning: the ranks took' "$W/out")" \
 	'took [34]\.[0-9] s of the 5 s grace to checkpoint and exit: raise --elastic-grace'
+wait_until 60 job_gone_or_done "$jid"
+
+# A script that never watches the event (a plain torchrun script) is
+# killed at the grace's end: the advice is not a longer grace.
+W=$ED_TMP/deaf && mkdir -p "$W" && chmod 777 "$W"
+cat >"$W/rank.sh" <<'EOS'
+#!/bin/bash
+[ "$ELASTIC_RESTART_COUNT" -ge 1 ] && exit 0
+touch "$W/up.$RANK"
+while :; do sleep 0.1; done
+EOS
+chmod 755 "$W/rank.sh"
+jid=$(runuser -u "$TEST_USER" -- sbatch --parsable -D "$ED_TMP" -o "$W/out" -t 30 \
+	--elastic-min=1 --elastic-max=1 --elastic-grace=3 --export=ALL,W="$W" \
+	--wrap "exec $RUN --elasticd=none -- $W/rank.sh")
+ok "ranks that ignore the event start" wait_until 60 log_has "$W/out" 'event=ranks-up restart=0'
+"$ELASTIC_EVENT" raise "$jid" >/dev/null
+ok "... on an event they are killed at the 3 s grace's end" \
+	wait_until 30 log_has "$W/out" 'event=grace-warning restart=0 nnodes=1 exit_seconds=[3-4]\.[0-9]+ grace=3 killed=yes'
+like "... and the advice is to watch the event, not a longer grace" \
+	"$(grep 'elastic-run: warning: no rank exited' "$W/out")" \
+	'no rank exited in the 3 s grace after the event \(SIGURG\): .*each resize costs the whole grace; watch the event, or shorten --elastic-grace'
 wait_until 60 job_gone_or_done "$jid"
 
 # --- 5. told while still starting ---------------------------------------------
