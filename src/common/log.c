@@ -1,7 +1,10 @@
 #include "config.h"
 
+#include <inttypes.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "error.h"
@@ -23,6 +26,24 @@ void elog_init(const char *ident, enum elog_level level, unsigned flags)
 	lg.flags = flags;
 }
 
+bool elog_journal_stream(const char *journal_stream, int fd)
+{
+	uintmax_t dev, ino;
+	struct stat st;
+	char *end;
+
+	if (!journal_stream || !*journal_stream)
+		return false;
+	dev = strtoumax(journal_stream, &end, 10);
+	if (*end != ':' || end == journal_stream)
+		return false;
+	journal_stream = end + 1;
+	ino = strtoumax(journal_stream, &end, 10);
+	if (*end || end == journal_stream || fstat(fd, &st) < 0)
+		return false;
+	return st.st_dev == dev && st.st_ino == ino;
+}
+
 void elog_set_stream(FILE *f)
 {
 	lg.stream = f;
@@ -33,6 +54,11 @@ void elog_set_level(enum elog_level level)
 	lg.level = level;
 }
 
+void elog_set_flags(unsigned flags)
+{
+	lg.flags = flags;
+}
+
 bool elog_enabled(enum elog_level level)
 {
 	return level <= lg.level;
@@ -41,6 +67,9 @@ bool elog_enabled(enum elog_level level)
 void elog(enum elog_level level, const char *fmt, ...)
 {
 	static const char *const tag[] = { "", "warning: ", "", "debug: " };
+	/* sd-daemon(3)'s prefixes: LOG_ERR, LOG_WARNING, LOG_INFO,
+	 * LOG_DEBUG, which journald takes as the line's priority. */
+	static const char *const prio[] = { "<3>", "<4>", "<6>", "<7>" };
 	char raw[1024], line[1024], ts[32] = "";
 	va_list ap;
 
@@ -62,6 +91,7 @@ void elog(enum elog_level level, const char *fmt, ...)
 	elastic_escape(line, sizeof(line), raw);
 	/* One fprintf per line: stdio locks the stream, so lines of
 	 * different threads never interleave. */
-	fprintf(lg.stream ? lg.stream : stderr, "%s: %s%s%s\n", lg.ident, ts,
+	fprintf(lg.stream ? lg.stream : stderr, "%s%s: %s%s%s\n",
+		lg.flags & ELOG_JOURNAL ? prio[level] : "", lg.ident, ts,
 		tag[level], line);
 }

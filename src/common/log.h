@@ -6,7 +6,8 @@
 
 /*
  * The human log of elasticd and the tools: one line per message on
- * stderr, "IDENT: [TIME ]TEXT", where TEXT of a warning starts with
+ * stderr, "[<N>]IDENT: [TIME ]TEXT", where <N> is the syslog level for
+ * journald (ELOG_JOURNAL) and TEXT of a warning starts with
  * "warning: " and of a debug message with "debug: ".  Messages above the
  * chosen level are dropped.  elastic-run's timeline is not this log: it is
  * the machine-readable event record and is written beside it.
@@ -21,16 +22,26 @@ enum elog_level {
 	ELOG_DEBUG,
 };
 
-#define ELOG_TIME 0x1 /* prefix the local time (not under journald) */
+#define ELOG_TIME    0x1 /* prefix the local time (not under journald) */
+#define ELOG_JOURNAL 0x2 /* prefix "<N>", the syslog level, for journald */
 
 /* Name the program, choose the level and flags.  Before any call the
  * identity is "elastic", the level ELOG_INFO, no time. */
 void elog_init(const char *ident, enum elog_level level, unsigned flags);
 
+/*
+ * Is fd the journal's stream?  journal_stream is $JOURNAL_STREAM, the
+ * "DEVICE:INODE" of the stream systemd gave a unit's output.  Children
+ * inherit the variable, not always the stream (a test's daemon writes to
+ * a file), so the two are compared.
+ */
+bool elog_journal_stream(const char *journal_stream, int fd);
+
 /* Write to f instead of stderr (tests). */
 void elog_set_stream(FILE *f);
 
 void elog_set_level(enum elog_level level);
+void elog_set_flags(unsigned flags);
 bool elog_enabled(enum elog_level level);
 
 void elog(enum elog_level level, const char *fmt, ...)

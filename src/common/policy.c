@@ -98,83 +98,6 @@ static const struct key {
 #undef F
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
 
-static const char *const ondemand_words[] = {
-	[ELASTIC_ONDEMAND_NEVER] = "never",
-	[ELASTIC_ONDEMAND_BELOW_MIN] = "below-min",
-	[ELASTIC_ONDEMAND_ALWAYS] = "always",
-};
-
-const char *policy_ondemand_name(enum elastic_ondemand m)
-{
-	return ((unsigned)m <= ELASTIC_ONDEMAND_ALWAYS) ? ondemand_words[m]
-							: "?";
-}
-
-int policy_parse_ondemand(const char *s, enum elastic_ondemand *ret)
-{
-	for (int i = 0; i <= ELASTIC_ONDEMAND_ALWAYS; i++) {
-		if (!strcmp(s, ondemand_words[i])) {
-			*ret = i;
-			return 0;
-		}
-	}
-	return -1;
-}
-
-static const char *const notify_words[] = {
-	[POLICY_NOTIFY_YES] = "yes",
-	[POLICY_NOTIFY_NO] = "no",
-	[POLICY_NOTIFY_DROP] = "drop",
-};
-
-const char *policy_notify_name(enum policy_notify n)
-{
-	return ((unsigned)n <= POLICY_NOTIFY_DROP) ? notify_words[n] : "?";
-}
-
-int policy_parse_notify(const char *s, enum policy_notify *ret)
-{
-	for (int i = 0; i <= POLICY_NOTIFY_DROP; i++) {
-		if (!strcmp(s, notify_words[i])) {
-			*ret = i;
-			return 0;
-		}
-	}
-	return -1;
-}
-
-int policy_parse_suspect(const char *s, enum policy_suspect *ret)
-{
-	if (!strcmp(s, "drain"))
-		*ret = POLICY_SUSPECT_DRAIN;
-	else if (!strcmp(s, "report"))
-		*ret = POLICY_SUSPECT_REPORT;
-	else
-		return -1;
-	return 0;
-}
-
-static const char *const stragglers_names[] = {
-	[POLICY_STRAGGLERS_REPORT] = "report",
-	[POLICY_STRAGGLERS_EVICT] = "evict",
-	[POLICY_STRAGGLERS_OFF] = "off",
-};
-
-const char *policy_stragglers_name(enum policy_stragglers s)
-{
-	return (unsigned)s <= POLICY_STRAGGLERS_OFF ? stragglers_names[s] : "?";
-}
-
-int policy_parse_stragglers(const char *s, enum policy_stragglers *ret)
-{
-	for (unsigned i = 0; i <= POLICY_STRAGGLERS_OFF; i++)
-		if (!strcmp(s, stragglers_names[i])) {
-			*ret = (enum policy_stragglers)i;
-			return 0;
-		}
-	return -1;
-}
-
 /* "2", "2.5", "1.25": hundredths, within the factor's bounds. */
 static int parse_factor(const char *v, unsigned *ret)
 {
@@ -204,7 +127,7 @@ static int parse_factor(const char *v, unsigned *ret)
 	}
 	*ret = (unsigned)whole * 100 + frac;
 	return *ret >= POLICY_STRAGGLER_FACTOR_MIN &&
-			       *ret <= POLICY_STRAGGLER_FACTOR_MAX
+		       *ret <= POLICY_STRAGGLER_FACTOR_MAX
 		   ? 0
 		   : -1;
 }
@@ -722,11 +645,12 @@ static int check_policy(const struct elastic_policy *p, const char *name,
 	if (p->default_heartbeat_timeout &&
 	    (p->default_heartbeat_timeout < POLICY_HEARTBEAT_MIN ||
 	     p->default_heartbeat_timeout > POLICY_HEARTBEAT_MAX))
-		return elastic_errorf(err,
-				      "%s: DefaultHeartbeatTimeout=%u: seconds "
-				      "of a node's silence (allowed: 2 to 3600, "
-				      "or 0 for none)",
-				      name, p->default_heartbeat_timeout);
+		return elastic_errorf(
+		    err,
+		    "%s: DefaultHeartbeatTimeout=%u: seconds "
+		    "of a node's silence (allowed: 2 to 3600, "
+		    "or 0 for none)",
+		    name, p->default_heartbeat_timeout);
 	if (p->default_heartbeat_timeout &&
 	    p->default_heartbeat_timeout < p->min_heartbeat_timeout)
 		return elastic_errorf(err,
@@ -756,39 +680,72 @@ static int check_policy(const struct elastic_policy *p, const char *name,
 	return 0;
 }
 
-int policy_parse(struct elastic_policy *p, const char *text, const char *name,
-		 elastic_error_t *err)
+/* An error of parse_text: handed to each, if any (else left in err). */
+static void fault(policy_error_fn each, void *arg, const elastic_error_t *err,
+		  unsigned *nerr)
+{
+	(*nerr)++;
+	if (each)
+		each(arg, err->text);
+}
+
+/* Every line of text, then the relations, into *p if all is valid.  With
+ * each, on past an invalid line, each error handed to it; without, up to
+ * the first, left in err.  The number of errors. */
+static unsigned parse_text(struct elastic_policy *p, const char *text,
+			   const char *name, policy_error_fn each, void *arg,
+			   elastic_error_t *err)
 {
 	struct elastic_policy *tmp = malloc(sizeof(*tmp));
 	char line[POLICY_MAX_LINE + 1];
 	char where[256];
 	const char *s = text;
-	int lineno = 0, rc = 0;
+	unsigned nerr = 0;
+	int lineno = 0;
 
-	if (!tmp)
-		return elastic_errorf(err, "%s: out of memory", name);
+	if (!tmp) {
+		elastic_errorf(err, "%s: out of memory", name);
+		fault(each, arg, err, &nerr);
+		return nerr;
+	}
 	policy_defaults(tmp);
-	while (*s && rc == 0) {
+	while (*s && (each || !nerr)) {
 		const char *nl = strchr(s, '\n');
 		size_t len = nl ? (size_t)(nl - s) : strlen(s);
 
 		lineno++;
 		snprintf(where, sizeof(where), "%s:%d", name, lineno);
 		if (len > POLICY_MAX_LINE) {
-			rc =
-			    elastic_errorf(err, "%s: line longer than %d bytes",
-					   where, POLICY_MAX_LINE);
-			break;
+			elastic_errorf(err, "%s: line longer than %d bytes",
+				       where, POLICY_MAX_LINE);
+			fault(each, arg, err, &nerr);
+		} else {
+			memcpy(line, s, len);
+			line[len] = '\0';
+			if (parse_line(tmp, line, where, err) < 0)
+				fault(each, arg, err, &nerr);
 		}
-		memcpy(line, s, len);
-		line[len] = '\0';
-		rc = parse_line(tmp, line, where, err);
 		s += len + (nl ? 1 : 0);
 	}
-	if (rc == 0)
-		rc = check_policy(tmp, name, err);
-	if (rc == 0)
+	/* With a line left out, a relation could name a fault not there. */
+	if (!nerr && check_policy(tmp, name, err) < 0)
+		fault(each, arg, err, &nerr);
+	if (!nerr)
 		*p = *tmp;
 	free(tmp);
-	return rc;
+	return nerr;
+}
+
+int policy_parse(struct elastic_policy *p, const char *text, const char *name,
+		 elastic_error_t *err)
+{
+	return parse_text(p, text, name, NULL, NULL, err) ? -1 : 0;
+}
+
+unsigned policy_parse_all(struct elastic_policy *p, const char *text,
+			  const char *name, policy_error_fn each, void *arg)
+{
+	elastic_error_t err;
+
+	return parse_text(p, text, name, each, arg, &err);
 }

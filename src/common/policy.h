@@ -215,12 +215,29 @@ int policy_parse(struct elastic_policy *p, const char *text, const char *name,
 		 elastic_error_t *err);
 
 /*
+ * As policy_parse, but on past an invalid line, so that a check lists
+ * every fault at once (elasticd --check-config): each error's text, the
+ * same as policy_parse's, is handed to each(arg, text) in the order of the
+ * file.  The relations between keys are checked only when every line is
+ * valid.  Returns the number of errors; *p is set, to what policy_parse
+ * gives, only when there are none.
+ */
+typedef void (*policy_error_fn)(void *arg, const char *text);
+unsigned policy_parse_all(struct elastic_policy *p, const char *text,
+			  const char *name, policy_error_fn each, void *arg);
+
+/*
  * Read and parse the file at path.  A missing file yields the defaults
  * and returns 0 (*found = false if found is not NULL); an unreadable or
  * invalid one fails.
  */
 int policy_load(struct elastic_policy *p, const char *path, bool *found,
 		elastic_error_t *err);
+
+/* policy_load with policy_parse_all: a file that cannot be read is one
+ * error. */
+unsigned policy_load_all(struct elastic_policy *p, const char *path,
+			 bool *found, policy_error_fn each, void *arg);
 
 /*
  * Where elastic.conf is: beside slurm.conf (the path the caller knows it

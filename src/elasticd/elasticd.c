@@ -4,6 +4,7 @@
  * world changes, and serves the groups over HTTP (elasticd(8)).
  *
  *   elasticd [-f elastic.conf] [-D]
+ *   elasticd --check-config [-f elastic.conf]
  *
  * One loop, in the foreground (systemd): load the jobs of elastic groups
  * from slurmctld, decide (reconcile.c, pure), act (slurmio.c), publish
@@ -18,7 +19,6 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <pwd.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -34,6 +34,7 @@
 #include <slurm/slurm_errno.h>
 
 #include "api.h"
+#include "checkconf.h"
 #include "common/filesave.h"
 #include "common/log.h"
 #include "common/parse.h"
@@ -58,6 +59,7 @@
 static struct {
 	char conf_path[PATH_MAX];
 	bool conf_explicit; /* -f: the file must exist */
+	bool check_config;  /* --check-config: check it, and stop */
 	struct stat conf_st;
 	struct elastic_policy policy;
 	struct slurmio *io;
@@ -92,10 +94,14 @@ static double mono(void)
 static void daemon_usage(FILE *f)
 {
 	fprintf(f, "usage: " PROG " [-f FILE] [-D] [-q | -v]\n"
+		   "       " PROG " --check-config [-f FILE]\n"
 		   "       " PROG " -h | -V\n"
 		   "\n"
 		   "  -f FILE  the policy and elasticd's settings (default:\n"
 		   "           elastic.conf beside slurm.conf)\n"
+		   "  --check-config\n"
+		   "           check them as a start would, without Slurm,\n"
+		   "           and exit: 0 when elasticd would start\n"
 		   "  -D       stay in the foreground (elasticd always does)\n"
 		   "  -q       log warnings and errors only\n"
 		   "  -v       log debug messages too (each cycle, each API\n"
@@ -178,41 +184,12 @@ static int reload_policy(bool first)
 	return 0;
 }
 
-/*
- * Clients believe an answer signed by ElasticdUser only (elasticd-api(7)):
- * running as anyone else, every answer would be refused.  Say so at once.
- */
-static int check_user(void)
-{
-	const char *name =
-	    ctx.policy.elasticd_user[0] ? ctx.policy.elasticd_user : "root";
-	struct passwd pw, *pwp = NULL;
-	char buf[4096];
-
-	if (getpwnam_r(name, &pw, buf, sizeof(buf), &pwp) || !pwp) {
-		elog_error("%s: ElasticdUser=%s: no such user", ctx.conf_path,
-			   name);
-		return -1;
-	}
-	if (pw.pw_uid != geteuid()) {
-		elog_error(
-		    "%s: ElasticdUser=%s (uid %u), but elasticd runs as uid "
-		    "%u: clients would believe none of its answers (set "
-		    "ElasticdUser to the user elasticd runs as)",
-		    ctx.conf_path, name, (unsigned)pw.pw_uid,
-		    (unsigned)geteuid());
-		return -1;
-	}
-	return 0;
-}
-
 /* ------------------------------------------------------------ state */
 
 static void state_load(void)
 {
 	elastic_error_t err;
 	char *text = NULL;
-	struct stat st;
 
 	if (!ctx.policy.elasticd_state_dir[0]) {
 		elog_info("no ElasticdStateDir: groups running now are adopted "
@@ -222,14 +199,8 @@ static void state_load(void)
 	if (mkdir(ctx.policy.elasticd_state_dir, 0700) < 0 && errno != EEXIST)
 		elog_warn("ElasticdStateDir %s: %s",
 			  ctx.policy.elasticd_state_dir, strerror(errno));
-	/* Whoever can write there decides our groups' worlds: only us. */
-	if (lstat(ctx.policy.elasticd_state_dir, &st) < 0 ||
-	    !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
-	    (st.st_mode & 022)) {
-		elog_warn(
-		    "ElasticdStateDir %s: not a directory of ours, writable "
-		    "by us only; running without saved state",
-		    ctx.policy.elasticd_state_dir);
+	if (checkconf_state_dir(ctx.policy.elasticd_state_dir, &err)) {
+		elog_warn("%s; running without saved state", err.text);
 		return;
 	}
 	snprintf(ctx.state_path, sizeof(ctx.state_path), "%s/" STATE_FILE,
@@ -575,19 +546,11 @@ static uid_t slurm_user(void)
  * nodes too, most likely: units then only hold their nodes. */
 static int set_notify(void)
 {
-	const char *prog = ctx.policy.elasticd_unit_program[0]
-			       ? ctx.policy.elasticd_unit_program
-			       : BINDIR "/elastic-run";
+	const char *prog = NULL;
 	elastic_error_t err;
 
-	if (ctx.policy.elasticd_notify == POLICY_NOTIFY_NO)
-		prog = NULL;
-	else if (access(prog, X_OK) < 0) {
-		elog_warn("ElasticdUnitProgram=%s: %s: units will not notify "
-			  "(ElasticdNotify=no to say so)",
-			  prog, strerror(errno));
-		prog = NULL;
-	}
+	if (checkconf_unit_program(&ctx.policy, &prog, &err) < 0)
+		elog_warn("%s", err.text);
 	if (slurmio_set_unit_program(ctx.io, prog, &err) < 0) {
 		elog_error("%s", err.text);
 		return -1;
@@ -602,10 +565,17 @@ static int set_notify(void)
 /* The options: -1 to go on, else the exit status. */
 static int daemon_options(int argc, char **argv)
 {
+	static const struct option longopts[] = {
+		{ "check-config", no_argument, NULL, 'C' },
+		{ NULL, 0, NULL, 0 },
+	};
 	int c;
 
-	while ((c = getopt(argc, argv, "f:DhqvV")) != -1) {
+	while ((c = getopt_long(argc, argv, "f:DhqvV", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'C':
+			ctx.check_config = true;
+			break;
 		case 'q':
 			elog_set_level(ELOG_WARN);
 			break;
@@ -675,7 +645,11 @@ static int start_daemon(sigset_t *sigs)
 		return 1;
 	}
 	state_load();
-	if (check_user() < 0 || set_notify() < 0)
+	if (checkconf_user(&ctx.policy, ctx.conf_path, &err) < 0) {
+		elog_error("%s", err.text);
+		return 1;
+	}
+	if (set_notify() < 0)
 		return 1;
 	/* A unit's answer at once: its start, which slurmstepd may tell
 	 * soon after, finds it known and pending. */
@@ -767,14 +741,20 @@ static void stop_daemon(void)
 
 int main(int argc, char **argv)
 {
+	/* Under systemd stderr is the journal: it adds the time, and takes
+	 * each line's level from its prefix. */
+	bool journal =
+	    elog_journal_stream(secure_getenv("JOURNAL_STREAM"), STDERR_FILENO);
 	sigset_t sigs;
 	int rc;
 
-	/* Under systemd stderr is the journal, which adds the time. */
-	elog_init(PROG, ELOG_INFO,
-		  secure_getenv("JOURNAL_STREAM") ? 0 : ELOG_TIME);
+	elog_init(PROG, ELOG_INFO, journal ? ELOG_JOURNAL : ELOG_TIME);
 	if ((rc = daemon_options(argc, argv)) >= 0)
 		return rc;
+	if (ctx.check_config) {
+		elog_set_flags(journal ? ELOG_JOURNAL : 0);
+		return checkconf_run(ctx.conf_path, ctx.conf_explicit);
+	}
 	if ((rc = start_daemon(&sigs)))
 		return rc;
 	run_loop(&sigs);

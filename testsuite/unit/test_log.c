@@ -1,16 +1,19 @@
 /* Unit tests of log.c: the one line per message of elasticd and the
- * tools, its identity, levels and time, and that a message cannot forge a
- * second line. */
+ * tools, its identity, levels, time and journal prefix, when stderr is
+ * the journal's, and that a message cannot forge a second line. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <fcntl.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "common/log.h"
 
@@ -104,6 +107,69 @@ static void test_time(void **state)
 	regfree(&re);
 }
 
+/* For journald: each line begins with its syslog level. */
+static void test_journal(void **state)
+{
+	(void)state;
+	elog_init("elasticd", ELOG_DEBUG, ELOG_JOURNAL);
+	elog_error("down");
+	assert_string_equal(logged(), "<3>elasticd: down\n");
+	elog_warn("late");
+	assert_string_equal(logged(), "<4>elasticd: warning: late\n");
+	elog_info("up");
+	assert_string_equal(logged(), "<6>elasticd: up\n");
+	elog_debug("cycle");
+	assert_string_equal(logged(), "<7>elasticd: debug: cycle\n");
+	/* A forged prefix in the text stays text. */
+	elog_info("x\n<0>elasticd: y");
+	assert_string_equal(logged(), "<6>elasticd: x\\n<0>elasticd: y\n");
+	elog_set_flags(0);
+	elog_error("plain");
+	assert_string_equal(logged(), "elasticd: plain\n");
+}
+
+/* JOURNAL_STREAM names the stream systemd gave: a child writing
+ * elsewhere (a test's daemon, into a file) inherits the name only. */
+static void test_journal_stream(void **state)
+{
+	char name[] = "/tmp/test_log.XXXXXX", env[64];
+	struct stat st;
+	int fd = mkstemp(name), other, elsewhere;
+
+	(void)state;
+	assert_true(fd >= 0);
+	unlink(name);
+	other = dup(fd);
+	assert_int_equal(fstat(fd, &st), 0);
+	snprintf(env, sizeof(env), "%ju:%ju", (uintmax_t)st.st_dev,
+		 (uintmax_t)st.st_ino);
+	assert_true(elog_journal_stream(env, fd));
+	assert_true(elog_journal_stream(env, other));
+	/* Another file: the variable was inherited, not the stream. */
+	elsewhere = open("/", O_RDONLY | O_DIRECTORY);
+	assert_true(elsewhere >= 0);
+	assert_false(elog_journal_stream(env, elsewhere));
+	close(elsewhere);
+	assert_false(elog_journal_stream(NULL, fd));
+	assert_false(elog_journal_stream("", fd));
+	snprintf(env, sizeof(env), "%ju:%ju", (uintmax_t)st.st_dev,
+		 (uintmax_t)st.st_ino + 1);
+	assert_false(elog_journal_stream(env, fd));
+	snprintf(env, sizeof(env), "%ju:%jux", (uintmax_t)st.st_dev,
+		 (uintmax_t)st.st_ino);
+	assert_false(elog_journal_stream(env, fd));
+	snprintf(env, sizeof(env), ":%ju", (uintmax_t)st.st_ino);
+	assert_false(elog_journal_stream(env, fd));
+	snprintf(env, sizeof(env), "%ju", (uintmax_t)st.st_ino);
+	assert_false(elog_journal_stream(env, fd));
+	close(other);
+	/* A closed descriptor is no stream. */
+	snprintf(env, sizeof(env), "%ju:%ju", (uintmax_t)st.st_dev,
+		 (uintmax_t)st.st_ino);
+	close(fd);
+	assert_false(elog_journal_stream(env, fd));
+}
+
 /* A URL or job name with a newline stays on its line. */
 static void test_one_line(void **state)
 {
@@ -130,6 +196,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_shapes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_levels, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_time, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_journal, setup, teardown),
+		cmocka_unit_test(test_journal_stream),
 		cmocka_unit_test_setup_teardown(test_one_line, setup, teardown),
 	};
 

@@ -1,8 +1,9 @@
 /* Unit tests of policy.c on elastic.conf as a file: the defaults, its
  * layout (comments, blanks, CRLF, case of keys, a key given twice, long
  * lines), every key at once, the relations among keys, policy_load and
- * where the file is.  Each kind of value is test_policy_values', the
- * addresses and paths test_policy_paths'. */
+ * where the file is, and the check that lists every error at once
+ * (policy_parse_all, policy_load_all).  Each kind of value is
+ * test_policy_values', the addresses and paths test_policy_paths'. */
 #include "config.h"
 
 #include <setjmp.h>
@@ -497,6 +498,129 @@ static void load_invalid(void **state)
 	assert_memory_equal(&p, &before, sizeof(p));
 }
 
+/* What policy_parse_all handed on: the errors, one a line. */
+struct faults {
+	unsigned n;
+	char text[1024];
+};
+
+static void note_fault(void *arg, const char *text)
+{
+	struct faults *f = arg;
+	size_t len = strlen(f->text);
+
+	f->n++;
+	snprintf(f->text + len, sizeof(f->text) - len, "%s\n", text);
+}
+
+/* Every invalid line, each as policy_parse says it, in the file's order;
+ * the relations only when the lines are valid; *p set only then. */
+static void parse_all(void **state)
+{
+	static const char bad[] = "MaxNodes=abc\n"
+				  "DefaultMinNodes=5\n"
+				  "Bogus=1\n"
+				  "no equals sign\n"
+				  "DefaultOnDemand=sometimes\n";
+	struct elastic_policy p, q, before;
+	struct faults f = { 0, "" };
+	elastic_error_t err;
+	char first[400];
+
+	(void)state;
+	memset(&p, 0xa5, sizeof(p));
+	before = p;
+	assert_int_equal(policy_parse_all(&p, bad, "e.conf", note_fault, &f),
+			 4);
+	assert_int_equal(f.n, 4);
+	assert_string_equal(
+	    f.text,
+	    "e.conf:1: MaxNodes=abc: not a whole number (allowed: 1 to 65535)\n"
+	    "e.conf:3: unknown key 'Bogus' (see elastic.conf(5) for the "
+	    "keys)\n"
+	    "e.conf:4: expected Key=Value, got 'no equals sign'\n"
+	    "e.conf:5: DefaultOnDemand=sometimes: not valid (allowed: never, "
+	    "below-min, always)\n");
+	assert_memory_equal(&p, &before, sizeof(p));
+	/* policy_parse stops at the first, with the same words. */
+	assert_int_equal(policy_parse(&p, bad, "e.conf", &err), -1);
+	snprintf(first, sizeof(first), "%s\n", err.text);
+	assert_memory_equal(f.text, first, strlen(first));
+
+	/* Valid lines: the relations, once. */
+	f.n = 0;
+	f.text[0] = '\0';
+	assert_int_equal(policy_parse_all(&p, "MaxNodes=4\nDefaultMinNodes=5\n",
+					  "e.conf", note_fault, &f),
+			 1);
+	assert_string_equal(f.text,
+			    "e.conf: DefaultMinNodes=5 is above MaxNodes=4\n");
+	assert_memory_equal(&p, &before, sizeof(p));
+
+	/* Valid: what policy_parse gives, and nothing handed on. */
+	f.n = 0;
+	assert_int_equal(
+	    policy_parse_all(&p, all_keys_text, "e.conf", note_fault, &f), 0);
+	assert_int_equal(f.n, 0);
+	must_parse_policy(&q, all_keys_text);
+	assert_memory_equal(&p, &q, sizeof(p));
+}
+
+/* A line too long is one error; the lines after it are still read. */
+static void parse_all_long_line(void **state)
+{
+	struct elastic_policy p;
+	struct faults f = { 0, "" };
+	char *text = malloc(2100);
+
+	(void)state;
+	assert_non_null(text);
+	memset(text, 'x', 1100);
+	snprintf(text + 1100, 1000, "\nBogus=1\nMaxNodes=3\n");
+	assert_int_equal(policy_parse_all(&p, text, "e.conf", note_fault, &f),
+			 2);
+	assert_string_equal(f.text, "e.conf:1: line longer than 1024 bytes\n"
+				    "e.conf:2: unknown key 'Bogus' (see "
+				    "elastic.conf(5) for the keys)\n");
+	free(text);
+}
+
+static void load_all(void **state)
+{
+	struct tmp *t = *state;
+	struct elastic_policy p, def;
+	struct faults f = { 0, "" };
+	char want[512];
+	bool found = true;
+
+	/* No file: the defaults, no error, not found. */
+	policy_defaults(&def);
+	memset(&p, 0xa5, sizeof(p));
+	assert_int_equal(policy_load_all(&p, t->path, &found, note_fault, &f),
+			 0);
+	assert_false(found);
+	assert_memory_equal(&p, &def, sizeof(p));
+
+	write_text(t->path, "MaxNodes=0\nMaxGrace=x\nUnitNice=7\n");
+	assert_int_equal(policy_load_all(&p, t->path, &found, note_fault, &f),
+			 2);
+	assert_true(found);
+	snprintf(want, sizeof(want),
+		 "%s:1: MaxNodes=0: out of range (allowed: 1 to 65535)\n"
+		 "%s:2: MaxGrace=x: not a whole number (allowed: 0 to "
+		 "86400)\n",
+		 t->path, t->path);
+	assert_string_equal(f.text, want);
+
+	/* A file that cannot be read is one error. */
+	f.n = 0;
+	f.text[0] = '\0';
+	assert_int_equal(policy_load_all(&p, t->dir, NULL, note_fault, &f), 1);
+	snprintf(want, sizeof(want), "%s: cannot read: Is a directory\n",
+		 t->dir);
+	assert_string_equal(f.text, want);
+}
+
 static void conf_path(void **state)
 {
 	char buf[64];
@@ -524,6 +648,10 @@ int main(void)
 		cmocka_unit_test(relations),
 		cmocka_unit_test(caps_above_max_nodes),
 		cmocka_unit_test(conf_path),
+		cmocka_unit_test(parse_all),
+		cmocka_unit_test(parse_all_long_line),
+		cmocka_unit_test_setup_teardown(load_all, tmp_setup,
+						tmp_teardown),
 		cmocka_unit_test_setup_teardown(load_missing, tmp_setup,
 						tmp_teardown),
 		cmocka_unit_test_setup_teardown(load_present, tmp_setup,
