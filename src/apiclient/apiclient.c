@@ -81,8 +81,8 @@ static size_t body_cb(char *p, size_t size, size_t n, void *body)
 
 /* Is the answer elasticd's, to our nonce, whole?  0 or -1 with err. */
 static int verify(const struct apiclient *c, const struct reply_header *h,
-		  const char *nonce, long status,
-		  const struct apiclient_body *b, elastic_error_t *err)
+		  const char *nonce, long status, struct apiclient_body *b,
+		  elastic_error_t *err)
 {
 	char cred[APIAUTH_CRED_MAX + 1], hash[APIAUTH_HASH_HEX + 1];
 	const char *start, *why;
@@ -124,6 +124,9 @@ static int verify(const struct apiclient *c, const struct reply_header *h,
 		rc = elastic_errorf(err, "%s", why);
 	else
 		rc = 0;
+	if (rc == 0 && munge_ctx_get(ctx, MUNGE_OPT_ENCODE_TIME,
+				     &b->signed_at) != EMUNGE_SUCCESS)
+		b->signed_at = 0;
 	free(payload);
 	munge_ctx_destroy(ctx);
 	return rc;
@@ -145,6 +148,7 @@ enum apiclient_result apiclient_request(const struct apiclient *c,
 	CURL *curl;
 
 	*status = 0;
+	b->signed_at = 0;
 	errbuf[0] = '\0';
 	if (apicred_make(c->munge_socket, c->server_uid, method, target, nonce,
 			 &cred, err) < 0)

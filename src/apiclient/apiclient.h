@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "common/error.h"
 #include "common/policy.h"
@@ -24,6 +25,9 @@ struct apiclient_body {
 	size_t len;
 	size_t max;
 	bool too_big;
+	/* When elasticd's munged made the answer's credential: elasticd's
+	 * host's clock, whole seconds; 0 unless the answer was verified. */
+	time_t signed_at;
 };
 
 struct apiclient {

@@ -115,6 +115,26 @@ static inline void compat_free_conf(slurm_conf_t *conf)
 }
 
 /*
+ * 23.02: PreemptParameters, where send_user_signal is documented (22.05
+ * knows only SlurmctldParameters=preempt_send_user_signal, which later
+ * releases still honour).
+ */
+#define COMPAT_HAS_PREEMPT_PARAMS COMPAT_SLURM_AT_LEAST(23, 2)
+#if COMPAT_HAS_PREEMPT_PARAMS
+#define COMPAT_CONF_PREEMPT_PARAMS(conf) ((conf)->preempt_params)
+#else
+#define COMPAT_CONF_PREEMPT_PARAMS(conf) ((const char *)NULL)
+#endif
+
+/*
+ * Every release: libslurm exports its bitmap functions, but no public
+ * header declares them; a QOS's Preempt comes as one
+ * (slurmdb_qos_rec_t.preempt_bitstr, indexed by QOS id).
+ */
+int slurm_bit_test(bitstr_t *b, bitstr_t bit);
+bitstr_t slurm_bit_size(bitstr_t *b);
+
+/*
  * 26.05: a node's reason no longer names who set it in the request;
  * slurmctld takes the caller's authenticated uid.
  */

@@ -91,8 +91,7 @@ int ctl_configure(struct ctl *c, const char *opt_server, const char *opt_munge)
 
 /* HTTP */
 
-/* The "error" of a JSON error body, or a short excerpt of the body. */
-static void error_text(const struct apiclient_body *b, char *buf, size_t len)
+void ctl_answer_error(const struct apiclient_body *b, char *buf, size_t len)
 {
 	json_object *o = b->data ? json_tokener_parse(b->data) : NULL;
 	json_object *e;
@@ -144,7 +143,7 @@ int ctl_request(const struct ctl *c, const char *method, const char *path,
 	if (status >= 200 && status < 300)
 		return EXIT_OK;
 
-	error_text(b, why, sizeof(why));
+	ctl_answer_error(b, why, sizeof(why));
 	switch (status) {
 	case 401:
 		elog_error("elasticd refused our munge credential: %s", why);

@@ -1,15 +1,17 @@
 /*
  * elasticctl: elastic groups as elasticd sees them, over its HTTP API
  * (elasticd-api(7)), authenticated with a munge credential per request;
- * and a job's checkpoints, read locally as the user (no elasticd needed).
+ * and a job's checkpoints, read locally as the user (no elasticd needed);
+ * and whether the cluster is ready for elastic jobs (check.h).
  *
  *   elasticctl [--server=HOST:PORT] [--munge-socket=PATH] [--json]
  *              status [JOB] | events JOB | raise JOB
  *   elasticctl [--json] [--dir=PATH] checkpoints JOB[@STEP]|PATH[@STEP]
+ *   elasticctl [OPTIONS] [--node=NODE | --local] check
  *
- * Exit status: 0 done; 1 other failure; 2 usage error; 3 elasticd not
- * reachable or not ready; 4 credential refused or not permitted; 5 no such
- * group (or not yours).
+ * Exit status: 0 done; 1 other failure (check: a finding); 2 usage error;
+ * 3 elasticd not reachable or not ready; 4 credential refused or not
+ * permitted; 5 no such group (or not yours).
  *
  * Here: the options, the command and its run; elasticctl.h names the
  * other parts.
@@ -34,6 +36,7 @@ static void ctl_usage(FILE *f)
 	    "       " PROG " [OPTIONS] raise JOB\n"
 	    "       " PROG " [--json] [--dir=PATH] checkpoints "
 	    "JOB[@STEP]|PATH[@STEP]\n"
+	    "       " PROG " [OPTIONS] [--node=NODE | --local] check\n"
 	    "       " PROG " --help | --version\n"
 	    "\n"
 	    "status  your elastic groups (admins: all), or one group with\n"
@@ -45,6 +48,10 @@ static void ctl_usage(FILE *f)
 	    "checkpoints  a job's checkpoints and their evaluations (read\n"
 	    "        locally, as you); with @STEP, only that checkpoint's "
 	    "path\n"
+	    "check   is this cluster ready for elastic jobs?  Slurm's\n"
+	    "        settings, elastic.conf, this host's plugstack.conf,\n"
+	    "        elasticd, clocks and munge: one line per finding with\n"
+	    "        its fix; exit status 1 if any\n"
 	    "JOB     the group's base job id, or any of its unit jobs\n"
 	    "\n"
 	    "  -d, --dir=PATH             checkpoints: the job's checkpoint "
@@ -56,7 +63,11 @@ static void ctl_usage(FILE *f)
 	    "  -m, --munge-socket=PATH    munged's socket (default:\n"
 	    "                             ElasticdMungeSocket, else "
 	    "munge's)\n"
-	    "  -j, --json                 print elasticd's JSON as is\n"
+	    "  -n, --node=NODE            check: also run this host's checks\n"
+	    "                             on compute node NODE (srun)\n"
+	    "  -l, --local                check: this host's checks only\n"
+	    "  -j, --json                 print elasticd's JSON as is (check:\n"
+	    "                             the findings as JSON)\n"
 	    "  -h, --help                 this help\n"
 	    "  -V, --version              the version\n");
 }
@@ -64,7 +75,7 @@ static void ctl_usage(FILE *f)
 static void ctl_usage_hint(void)
 {
 	fprintf(stderr, "usage: " PROG " [OPTIONS] status [JOB] | events JOB | "
-			"raise JOB | checkpoints JOB[@STEP] (" PROG
+			"raise JOB | checkpoints JOB[@STEP] | check (" PROG
 			" --help for more)\n");
 }
 
@@ -137,8 +148,22 @@ static int parse_job(const char *s, uint32_t *job)
 
 /* The options given: NULL where not (--json is c->json). */
 struct opts {
-	const char *server, *munge, *dir;
+	const char *server, *munge, *dir, *node;
+	bool local;
 };
+
+/* getopt's optarg as option name's value, not empty and at most max
+ * characters (what: what it must be): 0, or -1 having said why. */
+static int option_value(const char *name, const char *what, size_t max,
+			const char **ret)
+{
+	if (!*optarg || strlen(optarg) > max) {
+		elog_error("--%s=%s: not %s", name, optarg, what);
+		return -1;
+	}
+	*ret = optarg;
+	return 0;
+}
 
 /* The options, into *o and c: -1 to go on, else the exit code. */
 static int read_options(int argc, char **argv, struct opts *o, struct ctl *c)
@@ -148,35 +173,40 @@ static int read_options(int argc, char **argv, struct opts *o, struct ctl *c)
 		{ "munge-socket", required_argument, NULL, 'm' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "dir", required_argument, NULL, 'd' },
+		{ "node", required_argument, NULL, 'n' },
+		{ "local", no_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int ch;
 
-	while ((ch = getopt_long(argc, argv, "s:m:jd:hV", longopts, NULL)) !=
+	while ((ch = getopt_long(argc, argv, "s:m:jd:n:lhV", longopts, NULL)) !=
 	       -1) {
 		switch (ch) {
 		case 's':
 			o->server = optarg;
 			break;
 		case 'm':
-			if (!*optarg || strlen(optarg) > POLICY_PATH_MAX) {
-				elog_error("--munge-socket=%s: not a path",
-					   optarg);
+			if (option_value("munge-socket", "a path",
+					 POLICY_PATH_MAX, &o->munge))
 				return EXIT_USAGE;
-			}
-			o->munge = optarg;
 			break;
 		case 'j':
 			c->json = true;
 			break;
 		case 'd':
-			if (!*optarg || strlen(optarg) > POLICY_PATH_MAX) {
-				elog_error("--dir=%s: not a path", optarg);
+			if (option_value("dir", "a path", POLICY_PATH_MAX,
+					 &o->dir))
 				return EXIT_USAGE;
-			}
-			o->dir = optarg;
+			break;
+		case 'n':
+			if (option_value("node", "a node name", POLICY_NAME_MAX,
+					 &o->node))
+				return EXIT_USAGE;
+			break;
+		case 'l':
+			o->local = true;
 			break;
 		case 'h':
 			ctl_usage(stdout);
@@ -208,7 +238,7 @@ static int choose_command(const char *name, int nargs, enum command *cmd)
 		    strcmp(name, "raise"))
 			elog_error(
 			    "%s: no such command (status, events, raise, "
-			    "checkpoints)",
+			    "checkpoints, check)",
 			    name);
 		else
 			elog_error("%s: %s", name,
@@ -217,6 +247,27 @@ static int choose_command(const char *name, int nargs, enum command *cmd)
 		return EXIT_USAGE;
 	}
 	return EXIT_OK;
+}
+
+static int run_check(const struct opts *o, const struct ctl *c, int nargs)
+{
+	struct check_opts co = { .server = o->server,
+				 .munge = o->munge,
+				 .node = o->node,
+				 .local = o->local,
+				 .json = c->json };
+
+	if (nargs) {
+		elog_error("check: too many arguments");
+		ctl_usage_hint();
+		return EXIT_USAGE;
+	}
+	if (o->node && o->local) {
+		elog_error("check: --node and --local exclude each other");
+		ctl_usage_hint();
+		return EXIT_USAGE;
+	}
+	return ctl_check(&co);
 }
 
 int main(int argc, char **argv)
@@ -239,6 +290,13 @@ int main(int argc, char **argv)
 	}
 	name = argv[optind++];
 	nargs = argc - optind;
+	if (strcmp(name, "check") && (o.node || o.local)) {
+		elog_error("%s: --node and --local are options of check", name);
+		ctl_usage_hint();
+		return EXIT_USAGE;
+	}
+	if (!strcmp(name, "check"))
+		return run_check(&o, &c, nargs);
 	if (!strcmp(name, "checkpoints")) {
 		if (nargs != 1) {
 			elog_error("%s: %s", name,

@@ -5,7 +5,8 @@
  * What the parts of elasticctl share: elasticctl.c (options, the command
  * and its run), client.c (which elasticd, the request and what its status
  * says), render.c (groups and events as text; the tables),
- * checkpoints.c (the checkpoints command).  Private to the program.
+ * checkpoints.c (the checkpoints command), check_*.c (the check command:
+ * check.h, check_io.h).  Private to the program.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -47,6 +48,9 @@ enum command { CMD_STATUS, CMD_EVENTS, CMD_RAISE };
 int ctl_configure(struct ctl *c, const char *opt_server, const char *opt_munge);
 int ctl_request(const struct ctl *c, const char *method, const char *path,
 		uint32_t job, struct apiclient_body *b);
+/* The "error" of elasticd's JSON error body, or a short excerpt of the
+ * body, into buf (len bytes). */
+void ctl_answer_error(const struct apiclient_body *b, char *buf, size_t len);
 
 /* render.c */
 
@@ -66,5 +70,13 @@ void ctl_render(enum command cmd, uint32_t job, json_object *d);
 
 /* checkpoints.c */
 int ctl_checkpoints(const char *arg, const char *opt_dir, bool json);
+
+/* check_cmd.c: the check command (check.h) */
+struct check_opts {
+	const char *server, *munge; /* --server, --munge-socket; NULL */
+	const char *node;	    /* --node: also there; NULL */
+	bool local, json;	    /* --local, --json */
+};
+int ctl_check(const struct check_opts *o);
 
 #endif
