@@ -21,8 +21,8 @@ readme_conf() {
 		on { sub(/^    /, ""); if ($0 !~ /^#/) print }' "$ELASTIC_SRCDIR/README.md"
 }
 conf=$(readme_conf)
-like "the README shows an elastic.conf with MaxNodes, BasePartitions, PreemptiblePartitions, ElasticdListen and ElasticdServer" \
-	"$(printf '%s\n' "$conf" | cut -d= -f1 | tr '\n' ' ')" '^MaxNodes BasePartitions PreemptiblePartitions ElasticdListen ElasticdServer $'
+like "the README shows an elastic.conf with MaxNodes, BasePartitions, PreemptiblePartitions, MaxGrace, ElasticdListen and ElasticdServer" \
+	"$(printf '%s\n' "$conf" | cut -d= -f1 | tr '\n' ' ')" '^MaxNodes BasePartitions PreemptiblePartitions MaxGrace ElasticdListen ElasticdServer $'
 # This cluster's elasticd for the admin's controller (ctl:6830).
 conf=$(printf '%s\n' "$conf" | sed -E "s/^(ElasticdListen|ElasticdServer)=.*/\1=$ED_SERVER/")
 

@@ -174,6 +174,49 @@ static void state_text(void **state)
 	reconcile_destroy(r);
 }
 
+/*
+ * An upgrade of elasticd keeps its state: the files earlier releases wrote
+ * are read by this one, world and generation.  Each release's, byte for
+ * byte as its elasticd wrote it on the embedded cluster; a release that
+ * changes the format adds its own and keeps these.
+ */
+static void state_of_earlier_releases(void **state)
+{
+	static const struct {
+		const char *release, *text;
+		uint32_t group;
+		uint64_t gen;
+		size_t ngroups;
+	} files[] = {
+		{ "0.1.0",
+		  "elasticd-state v1\n"
+		  "group 750049 gen 16 world "
+		  "750049:1:b,750062:1:p,750061:1:p,750059:1:p\n"
+		  "group 285 gen 3\n",
+		  750049, 16, 2 },
+	};
+	elastic_error_t err;
+
+	(void)state;
+	for (size_t i = 0; i < N(files); i++) {
+		struct reconcile *r = reconcile_create(NULL);
+		char *text;
+		char want[128];
+
+		if (reconcile_state_load(r, files[i].text, &err) != 0)
+			fail_msg("the state of %s: %s", files[i].release,
+				 err.text);
+		assert_int_equal(reconcile_ngroups(r), files[i].ngroups);
+		assert_int_equal(reconcile_state_format(r, &text, &err), 0);
+		snprintf(want, sizeof(want), "group %u gen %llu world %u:1:b,",
+			 files[i].group, (unsigned long long)files[i].gen,
+			 files[i].group);
+		assert_non_null(strstr(text, want));
+		free(text);
+		reconcile_destroy(r);
+	}
+}
+
 /* ------------------------------------------------------------ view */
 
 static void view(void **state)
@@ -250,6 +293,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(restart_with_state),
 		cmocka_unit_test(restored_world_checked),
 		cmocka_unit_test(state_text),
+		cmocka_unit_test(state_of_earlier_releases),
 		cmocka_unit_test(view),
 		cmocka_unit_test(names),
 	};

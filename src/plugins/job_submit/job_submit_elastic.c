@@ -30,11 +30,13 @@
 #include "common/policy.h"
 #include "common/sizeconf.h"
 #include "common/slurm_compat.h"
+#include "plugins/built_for.h"
 #include "slurm_internal.h"
 
 const char plugin_name[] = "Elastic training job submit plugin";
 const char plugin_type[] = "job_submit/elastic";
-const uint32_t plugin_version = SLURM_VERSION_NUMBER;
+const uint32_t plugin_version = ELASTIC_BUILT_FOR;
+const char plugin_built_for[] = ELASTIC_BUILT_FOR_MARK;
 
 /* slurmctld calls job_submit and job_modify from several threads at once
  * (under its read lock only): this state, reloaded and used as scratch by

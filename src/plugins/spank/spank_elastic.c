@@ -31,9 +31,11 @@
 #include "common/policy.h"
 #include "common/rankenv.h"
 #include "common/sizeconf.h"
+#include "plugins/built_for.h"
 #include "unit_notify.h"
 
 SPANK_PLUGIN(elastic, 1);
+const char plugin_built_for[] = ELASTIC_BUILT_FOR_MARK;
 
 /* slurm.conf as the host process read it; elastic.conf lives beside it. */
 extern slurm_conf_t slurm_conf;
