@@ -77,6 +77,31 @@ void sleep_ms(unsigned ms)
 	/* A signal cuts it short: the caller looks at the flags. */
 	nanosleep(&t, NULL);
 }
+int self_exe(char *out, size_t len)
+{
+	static const char gone[] = " (deleted)";
+	static bool said;
+	ssize_t n = readlink("/proc/self/exe", out, len - 1);
+	size_t k = sizeof(gone) - 1;
+
+	if (n <= 0)
+		return -1;
+	out[n] = '\0';
+	/* The kernel names a file replaced since exec so: the steps must run
+	 * the one now at its path (an upgrade), or nothing runs at all. */
+	if ((size_t)n > k && !strcmp(out + n - k, gone)) {
+		out[n - k] = '\0';
+		if (!said)
+			elog_warn("%s was replaced while this job runs: its "
+				  "steps run the file now there%s",
+				  out,
+				  access(out, X_OK) == 0
+				      ? ""
+				      : ", which is gone: they will fail");
+		said = true;
+	}
+	return 0;
+}
 
 static void on_event(int sig)
 {
@@ -103,15 +128,14 @@ static int find_rsh_agent(char *out, size_t len)
 {
 	const char *env = getenv("ELASTIC_RUN_RSH_AGENT");
 	char self[4096 + 32], *slash;
-	ssize_t n;
+	int n;
 
 	if (env && *env) {
 		snprintf(out, len, "%s", env);
 		return 0;
 	}
-	n = readlink("/proc/self/exe", self, 4095);
-	if (n > 0) {
-		self[n] = '\0';
+	n = self_exe(self, 4096);
+	if (n == 0) {
 		slash = strrchr(self, '/');
 		/* self is at most 4095 bytes and ends in "/elastic-run". */
 		if (slash && (size_t)(slash - self) + 17 <= len) {

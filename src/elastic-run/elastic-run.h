@@ -239,6 +239,9 @@ void timeline(const char *event, unsigned restart, unsigned nnodes,
 	      const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 double now_s(void);
 void sleep_ms(unsigned ms);
+/* This program's path, for the steps that run it on the nodes; -1 if
+ * unknown.  Replaced while the job runs (an upgrade), the new file. */
+int self_exe(char *out, size_t len);
 void install(int sig, void (*fn)(int));
 int load_alloc(uint32_t job_id, struct alloc_view *v, elastic_error_t *err);
 int source_init(struct source *src, const char *server, const char *munge,

@@ -32,6 +32,7 @@ struct hb_step {
 	pid_t pid;
 	int out, in; /* its output, its input (closing it ends the tasks) */
 	uint32_t job;
+	bool heard; /* a line came: the tasks started */
 	size_t len;
 	char buf[2048];
 };
@@ -104,6 +105,7 @@ static int hb_spawn(const char *self, unsigned interval_ms, uint32_t job,
 	s->in = q[1];
 	s->job = job;
 	s->len = 0;
+	s->heard = false;
 	fcntl(s->in, F_SETFD, FD_CLOEXEC);
 	fcntl(s->out, F_SETFD, FD_CLOEXEC);
 	fcntl(s->out, F_SETFL, fcntl(s->out, F_GETFL) | O_NONBLOCK);
@@ -131,16 +133,13 @@ void heartbeat_start(const struct config *c, const struct members *ms,
 		     unsigned restart)
 {
 	char self[4096];
-	ssize_t len;
 	unsigned iv;
 
 	heartbeat_stop();
 	if (!c->heartbeat_timeout)
 		return;
-	len = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (len <= 0)
+	if (self_exe(self, sizeof(self)) < 0)
 		return;
-	self[len] = '\0';
 	hb.timeout = c->heartbeat_timeout;
 	iv = detect_interval_ms(hb.timeout);
 	detect_init(&hb.table, now_s(), hb.timeout);
@@ -250,11 +249,21 @@ static void hb_read(double now)
 			    (n < 0 && errno != EAGAIN && errno != EINTR)) {
 				close(s->out);
 				s->out = -1;
+				/* Never started (its srun's message is in the
+				 * job's output): no beat will come. */
+				if (!s->heard)
+					elog_warn(
+					    "the heartbeat step of job %u "
+					    "ended without a beat: its "
+					    "nodes are watched by Slurm "
+					    "alone until the next launch",
+					    s->job);
 			}
 			if (n <= 0)
 				break;
 			s->len += (size_t)n;
 			s->buf[s->len] = '\0';
+			s->heard = true;
 			while ((nl = strchr(s->buf, '\n'))) {
 				*nl = '\0';
 				int node = detect_heard(&hb.table, s->buf, now);

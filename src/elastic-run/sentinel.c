@@ -56,16 +56,16 @@ int sentinel_main(void)
 void sentinel_start(uint32_t job_id, const char *srun, struct sentinel *s)
 {
 	char self[4096], jobarg[64];
-	ssize_t n;
+	int n;
 	int p[2] = { -1, -1 }, q[2] = { -1, -1 };
 
 	s->pid = -1;
 	s->fd = -1;
 	s->in = -1;
 	s->len = 0;
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n <= 0 || pipe(p) != 0 || pipe(q) != 0) {
-		if (n > 0 && q[0] < 0 && p[0] >= 0) {
+	n = self_exe(self, sizeof(self));
+	if (n < 0 || pipe(p) != 0 || pipe(q) != 0) {
+		if (n == 0 && q[0] < 0 && p[0] >= 0) {
 			close(p[0]);
 			close(p[1]);
 		}
@@ -73,7 +73,6 @@ void sentinel_start(uint32_t job_id, const char *srun, struct sentinel *s)
 			  "raised on steps only will be missed");
 		return;
 	}
-	self[n] = '\0';
 	snprintf(jobarg, sizeof(jobarg), "--jobid=%u", job_id);
 	fflush(NULL);
 	s->pid = fork();

@@ -145,11 +145,20 @@ static void print_grace_warning(json_object *g, const char *indent)
 
 	if (!w || !json_object_get_boolean(w) || !s)
 		return;
-	printf("%sWARNING: group %lld: the ranks took %.1f s of the %lld s "
-	       "grace to checkpoint and exit: raise --elastic-grace (or "
-	       "checkpoint faster)\n",
-	       indent, num(g, "id"), json_object_get_double(s),
-	       num(g, "grace"));
+	/* Killed at the grace's end: most likely ranks deaf to the event,
+	 * for which a longer grace only makes each resize longer. */
+	if (json_object_get_double(s) >= (double)num(g, "grace"))
+		printf("%sWARNING: group %lld: the ranks were still running "
+		       "at the end of the %lld s grace and were killed: ranks "
+		       "that do not watch the elastic event pay the whole "
+		       "grace on each resize (elastic-run(1))\n",
+		       indent, num(g, "id"), num(g, "grace"));
+	else
+		printf("%sWARNING: group %lld: the ranks took %.1f s of the "
+		       "%lld s grace to checkpoint and exit: raise "
+		       "--elastic-grace (or checkpoint faster)\n",
+		       indent, num(g, "id"), json_object_get_double(s),
+		       num(g, "grace"));
 }
 
 static void print_groups(json_object *d)
