@@ -13,8 +13,8 @@ daemon() { # daemon NAME RELEASE
 }
 plugin() { printf 'ELF...slurm-elastic-built-for-slurm=%s...\n' "$2" >"$t/plugins/$1"; }
 conf() { # conf JOBSUBMIT PLUGSTACK-LINE
-	printf 'ClusterName=t\nJobSubmitPlugins=%s # site\nPluginDir=%s/none:%s/plugins\nPlugStackConfig=%s/plugstack.conf\n' \
-		"$1" "$t" "$t" "$t" >"$t/slurm.conf"
+	printf 'ClusterName=t\nJobSubmitPlugins=%s # site\nPluginDir=%s/none:%s/plugins:%s/later\nPlugStackConfig=%s/plugstack.conf\n' \
+		"$1" "$t" "$t" "$t" "$t" >"$t/slurm.conf"
 	echo "$2" >"$t/plugstack.conf"
 }
 n=0
@@ -34,7 +34,7 @@ check() { # check NAME DAEMON WANT-RC WANT-OUTPUT-REGEX ('' for none)
 		echo "ok $n - $1"
 	fi
 }
-echo "1..9"
+echo "1..10"
 daemon slurmctld 22.05.8
 daemon slurmd 22.05.8
 plugin job_submit_elastic.so 0x160508
@@ -46,6 +46,10 @@ check "built for 22.05.7, slurmctld 22.05.8: stopped, the fix named" slurmctld 1
 	'job_submit_elastic.so is built for Slurm 22.05.7 and slurmctld is 22.05.8: .*install slurm-elastic built for Slurm 22.05.8 .*or take elastic out of JobSubmitPlugins'
 conf "job_submit/elastic" "required spank_elastic.so"
 check "... named job_submit/elastic" slurmctld 1 'built for Slurm 22.05.7'
+mkdir -p "$t/later"
+printf 'ELF...slurm-elastic-built-for-slurm=0x160508...\n' >"$t/later/job_submit_elastic.so"
+check "... and one of slurmctld's release later in PluginDir: Slurm loads that one" slurmctld 0 ''
+rm -r "$t/later"
 conf "lua" "required spank_elastic.so"
 check "... not in JobSubmitPlugins: not loaded, nothing said" slurmctld 0 ''
 check "SPANK plugin of another micro release: loaded" slurmd 0 ''

@@ -33,21 +33,27 @@ $(var CC) -shared -fPIC -DELASTIC_BUILT_FOR="$oldnum" $(var SLURM_CPPFLAGS) \
 	-o "$T/old/job_submit_elastic.so" >"$T/cc.out" 2>&1 ||
 	{ cat "$T/cc.out"; bail "cannot build the plugin for Slurm $old"; }
 
-# conf_with PLUGINDIR-FIRST: this cluster's slurm.conf for a second
-# slurmctld on this host, looking in PLUGINDIR-FIRST first.
+# conf_with PLUGINDIR: this cluster's slurm.conf for a second slurmctld on
+# this host, with PLUGINDIR.
 conf_with() {
 	sed -E -e "s|^SlurmctldHost=.*|SlurmctldHost=$(hostname -s)|" \
 		-e "s|^SlurmctldPort=.*|SlurmctldPort=$((MC_PORT_BASE + 60))|" \
 		-e "s|^StateSaveLocation=.*|StateSaveLocation=$T/state|" \
 		-e "s|^SlurmctldPidFile=.*|SlurmctldPidFile=$T/slurmctld.pid|" \
 		-e '/^SlurmctldLogFile=/d' -e '/^AccountingStorage/d' \
-		-e "s|^PluginDir=|PluginDir=$1:|" "$MC_DIR/etc/slurm.conf" >"$T/slurm.conf"
+		-e "s|^PluginDir=.*|PluginDir=$1|" "$MC_DIR/etc/slurm.conf" >"$T/slurm.conf"
 	echo "AccountingStorageType=accounting_storage/none" >>"$T/slurm.conf"
+	cp "$MC_DIR/etc/elastic.conf" "$T/elastic.conf"
 	mkdir -p "$T/state"
 }
+# The cluster's PluginDir; the same without any job_submit_elastic.so
+# (Slurm tries each directory in turn and loads the first plugin of its
+# release: the old one must be the only one).
+dirs=$(sed -n 's/^PluginDir=//p' "$MC_DIR/etc/slurm.conf")
+others=$(tr ':' '\n' <<<"$dirs" | while read -r d; do [ -e "$d/job_submit_elastic.so" ] || printf '%s:' "$d"; done)
 check() { SLURM_CONF=$T/slurm.conf "$ELASTIC_BUILDDIR/src/plugins/check-slurm-version" slurmctld 2>&1; }
 
-conf_with "$T/old"
+conf_with "$T/old:${others%:}"
 out=$(check)
 is "check-slurm-version stops slurmctld with the plugin of Slurm $old (exit 1)" "$(check >/dev/null; echo $?)" 1
 like "... in one line naming both releases and the fix" "$out" \
@@ -59,7 +65,7 @@ ok "slurmctld itself does not start with it (exit $rc)" test "$rc" != 0 -a "$rc"
 like "... saying only that the plugin's version is incompatible" "$(cat "$T/old.out")" \
 	"Incompatible Slurm plugin $T/old/job_submit_elastic\\.so version \\($old\\)"
 
-conf_with "$T/none"
+conf_with "$dirs"
 is "with the plugin of its own release the check is silent (exit 0)" "$(check; echo $?)" 0
 setsid slurmctld -D -f "$T/slurm.conf" >"$T/new.out" 2>&1 &
 pid=$!
