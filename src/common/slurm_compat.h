@@ -76,6 +76,16 @@ static inline int compat_get_job_steps(uint32_t job_id,
 #endif
 
 /* 26.05: slurm_kill_job, slurm_load_job and slurm_requeue take a step id. */
+/* The argument that names a job to those calls (the unit tests' stand-ins
+ * of them take it so); COMPAT_JOB_OF gives its number. */
+#if COMPAT_SLURM_AT_LEAST(26, 5)
+typedef slurm_step_id_t compat_job_arg_t;
+#define COMPAT_JOB_OF(arg) ((arg).job_id)
+#else
+typedef uint32_t compat_job_arg_t;
+#define COMPAT_JOB_OF(arg) (arg)
+#endif
+
 static inline int compat_kill_job(uint32_t job_id, uint16_t sig, uint16_t flags)
 {
 #if COMPAT_SLURM_AT_LEAST(26, 5)

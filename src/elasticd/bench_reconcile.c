@@ -79,7 +79,7 @@ static struct snapshot *build(unsigned nodes, unsigned groups,
 	for (unsigned g = 0; g < groups; g++) {
 		uint32_t base_id = id++;
 		struct job_view b = { 0 };
-		unsigned held = o->min, units = 0;
+		unsigned held = o->min;
 
 		const struct job_view *pj =
 		    prev ? snapshot_find(prev, base_id) : NULL;
@@ -141,7 +141,6 @@ static struct snapshot *build(unsigned nodes, unsigned groups,
 			if (snapshot_add(s, &u, &err) < 0)
 				goto fail;
 			held += o->step;
-			units++;
 		}
 	}
 	snapshot_finish(s);

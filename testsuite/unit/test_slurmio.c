@@ -20,6 +20,7 @@
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
 
+#include "common/slurm_compat.h"
 #include "common/unittag.h"
 #include "elasticd/model.h"
 #include "elasticd/slurmio.h"
@@ -97,8 +98,10 @@ int slurm_load_jobs(time_t since, job_info_msg_t **ret, uint16_t flags)
 	return SLURM_SUCCESS;
 }
 
-int slurm_load_job(job_info_msg_t **ret, uint32_t id, uint16_t flags)
+int slurm_load_job(job_info_msg_t **ret, compat_job_arg_t arg, uint16_t flags)
 {
+	uint32_t id = COMPAT_JOB_OF(arg);
+
 	(void)flags;
 	assert_true(nreads < MAX_READS);
 	reads[nreads++] = id;

@@ -49,8 +49,9 @@ trap cleanup EXIT
 cd "$T"
 
 # --- 1. plain torchrun: the documented failure -------------------------------
-# A torch built without libuv (Debian 13's 2.6) cannot rendezvous under
-# plain torchrun at all; slurm_elastic says so by setting USE_LIBUV=0.
+# A torch built without libuv (Debian 13's 2.6, unstable's 2.14, which
+# spells it "built") cannot rendezvous under plain torchrun at all;
+# slurm_elastic says so by setting USE_LIBUV=0.
 nolibuv=$("$PYTHON" -c 'import os, torch.distributed, slurm_elastic; print(os.environ.get("USE_LIBUV", ""))')
 rc=0
 timeout 120 "$TORCHRUN" --standalone --nproc_per_node=2 "$TRAIN" --checkpoint-dir "$T/plain" \
@@ -59,7 +60,7 @@ if [ "$rc" = 0 ]; then
 	fail "plain torchrun works here now: update README.md (Plain torchrun on Debian 12 and 13) and this test"
 fi
 if [ "$nolibuv" = 0 ]; then
-	grep -q 'use_libuv was requested but PyTorch was build without libuv support' "$T/plain.out" ||
+	grep -Eq 'use_libuv was requested but PyTorch was buil[dt] without libuv support' "$T/plain.out" ||
 		fail "plain torchrun failed (exit $rc), but not with the libuv error README.md documents"
 	LAUNCH="$PYTHON -m slurm_elastic.torchrun"
 else
