@@ -176,7 +176,8 @@ require_cluster() {
 
 # admin_comment JOBID: the job's AdminComment (where the elastic tag lives).
 admin_comment() {
-	scontrol show job "$1" 2>/dev/null | sed -n 's/^ *AdminComment=\(.*\) $/\1/p'
+	# 26.05 ends the line without the space earlier releases put there.
+	scontrol show job "$1" 2>/dev/null | sed -n 's/^ *AdminComment=\(.*[^ ]\) *$/\1/p'
 }
 
 # job_field JOBID FIELD: one Key=Value field of scontrol show job -o.
