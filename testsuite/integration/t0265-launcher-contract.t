@@ -21,7 +21,7 @@
 . "$(dirname "$0")/elasticd.sh"
 ed_setup
 
-plan 35
+plan 36
 
 EX="$ELASTIC_SRCDIR/contribs/examples/pytorch"
 "$PYTHON" -c 'import torch' 2>/dev/null || bail "python3-torch is not installed"
