@@ -2,7 +2,6 @@
 
 #include <errno.h>
 #include <pwd.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,53 +12,7 @@
 #include "common/parse.h"
 #include "common/policy.h"
 #include "common/slurm_compat.h"
-#include "elastic-event/raise.h"
-#include "slurmio.h"
-
-/* job_info_t.state_desc of a batch job that Slurm requeued and held
- * because its launch failed (the same from 22.05 to 24.11). */
-#define LAUNCH_HELD_DESC "launch failed requeued held"
-
-#define UID_CACHE 1024 /* owners remembered; cleared when full */
-
-struct uid_name {
-	uid_t uid;
-	char name[64]; /* "" if unknown */
-};
-
-struct slurmio {
-	time_t last_update; /* of slurmctld's last full answer */
-	int64_t last_full_ms;
-	struct snapshot *snap;
-	uint64_t rpcs, rpcs_cycle, bad_tags;
-	struct uid_name users[UID_CACHE];
-	size_t nusers;
-	/* resync mode: the groups' jobs, read by id between reads of the
-	 * whole queue, and when that was last read */
-	uint32_t watch[SLURMIO_WATCH_MAX];
-	size_t nwatch;
-	bool watch_overflow;
-	int64_t last_resync_ms; /* of the last read of the owners' jobs */
-	int64_t last_whole_ms;	/* of the last read of the whole queue */
-	uint32_t lookups[SLURMIO_LOOKUPS_MAX];
-	size_t nlookups;
-	struct follow {
-		uint32_t id;
-		int64_t until_ms;
-		bool read; /* asked about since it was followed */
-	} follows[SLURMIO_FOLLOW_MAX];
-	size_t nfollows;
-	/* Units' starts told by slurmstepd (slurmio_started()) */
-	struct started {
-		uint32_t id;
-		char *nodes; /* malloc'd */
-	} started[SLURMIO_STARTED_MAX];
-	size_t nstarted;
-	uint64_t starts_told;
-	/* What units run (slurmio_set_unit_program()); "" = sleep */
-	char unit_program[POLICY_PATH_MAX + 1];
-	char slurm_conf[POLICY_PATH_MAX + 16]; /* "SLURM_CONF=...", or "" */
-};
+#include "slurmio_impl.h"
 
 struct slurmio *slurmio_create(void)
 {
@@ -108,7 +61,7 @@ uint64_t slurmio_bad_tags(const struct slurmio *io)
 }
 
 /* Submissions count from their own threads (submitq.h). */
-static void rpc(struct slurmio *io)
+void slurmio_rpc(struct slurmio *io)
 {
 	__atomic_fetch_add(&io->rpcs, 1, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&io->rpcs_cycle, 1, __ATOMIC_RELAXED);
@@ -237,9 +190,9 @@ static bool mark_steps(struct slurmio *io, struct snapshot *s)
 	if (!ngrace)
 		return false;
 	if (ngrace > STEP_READS_MAX) {
-		rpc(io);
-		if (compat_get_job_steps(NO_VAL, &all,
-					SHOW_ALL | SHOW_LOCAL) != SLURM_SUCCESS)
+		slurmio_rpc(io);
+		if (compat_get_job_steps(NO_VAL, &all, SHOW_ALL | SHOW_LOCAL) !=
+		    SLURM_SUCCESS)
 			return false; /* unknown: wait the grace as before */
 	}
 	for (i = 0; i < n; i++) {
@@ -250,9 +203,9 @@ static bool mark_steps(struct slurmio *io, struct snapshot *s)
 		if (!in_grace(j))
 			continue;
 		if (!all) {
-			rpc(io);
+			slurmio_rpc(io);
 			if (compat_get_job_steps(j->id, &r,
-						SHOW_ALL | SHOW_LOCAL) !=
+						 SHOW_ALL | SHOW_LOCAL) !=
 			    SLURM_SUCCESS)
 				continue; /* unknown: as it was */
 		}
@@ -452,7 +405,7 @@ static int add_one(struct slurmio *io, struct snapshot *s, uint32_t id,
 {
 	job_info_msg_t *msg = NULL;
 
-	rpc(io);
+	slurmio_rpc(io);
 	if (compat_load_job(&msg, id, SHOW_ALL | SHOW_LOCAL) != SLURM_SUCCESS) {
 		if (errno == ESLURM_INVALID_JOB_ID)
 			return 0;
@@ -552,7 +505,7 @@ static int load_owners(struct slurmio *io, int64_t now_ms, const uid_t *uids,
 	for (size_t k = 0; k < n && rc == 0; k++) {
 		job_info_msg_t *msg = NULL;
 
-		rpc(io);
+		slurmio_rpc(io);
 		if (slurm_load_job_user(&msg, (uint32_t)uids[k],
 					SHOW_ALL | SHOW_LOCAL) != SLURM_SUCCESS)
 			rc = elastic_errorf(err, "slurm_load_job_user %u: %s",
@@ -762,7 +715,7 @@ int slurmio_load(struct slurmio *io, int64_t now_ms, unsigned full_refresh_s,
 	else if (full_refresh_s &&
 		 now_ms - io->last_full_ms >= (int64_t)full_refresh_s * 1000)
 		since = 0;
-	rpc(io);
+	slurmio_rpc(io);
 	if (slurm_load_jobs(since, &msg, SHOW_ALL) != SLURM_SUCCESS) {
 		int e = errno;
 
@@ -792,153 +745,4 @@ int slurmio_load(struct slurmio *io, int64_t now_ms, unsigned full_refresh_s,
 	compat_free_job_info_msg(msg);
 	install(io, s, true, ret, changed);
 	return 0;
-}
-
-int slurmio_set_unit_program(struct slurmio *io, const char *path,
-			     elastic_error_t *err)
-{
-	const char *conf = secure_getenv("SLURM_CONF");
-
-	if (path && (path[0] != '/' || strchr(path, '\'') ||
-		     strlen(path) >= sizeof(io->unit_program)))
-		return elastic_errorf(err,
-				      "ElasticdUnitProgram=%s: an absolute "
-				      "path without ' is required",
-				      path);
-	snprintf(io->unit_program, sizeof(io->unit_program), "%s",
-		 path ? path : "");
-	io->slurm_conf[0] = '\0';
-	if (conf && *conf && strlen(conf) <= POLICY_PATH_MAX)
-		snprintf(io->slurm_conf, sizeof(io->slurm_conf),
-			 "SLURM_CONF=%s", conf);
-	return 0;
-}
-
-/* The unit's batch script: its program, or only a sleep. */
-static void unit_script(const struct slurmio *io, int sig, char *out,
-			size_t len)
-{
-	static const char head[] =
-	    "#!/bin/sh\n"
-	    "# An elastic unit: holds its nodes for the group's ranks,\n"
-	    "# which its base job starts here with srun --jobid.\n";
-
-	if (!io->unit_program[0]) {
-		snprintf(out, len, "%sexec sleep infinity\n", head);
-		return;
-	}
-	/* The program tells elasticd the unit started and passes Slurm's
-	 * signal on to the ranks; where it is missing, the unit still
-	 * holds its nodes and elasticd's poll sees what happens. */
-	snprintf(out, len,
-		 "%s[ -x '%s' ] && exec '%s' --unit=%s\nexec sleep infinity\n",
-		 head, io->unit_program, io->unit_program,
-		 parse_signal_name(sig));
-}
-
-int slurmio_submit(struct slurmio *io, const struct unit_request *u,
-		   uint32_t *job_id, elastic_error_t *err)
-{
-	char script[2 * POLICY_PATH_MAX + 256];
-	char name[64], tag[UNIT_TAG_MAX + 1], genv[64];
-	char *env[] = { "PATH=/usr/bin:/bin", genv, NULL, NULL };
-	submit_response_msg_t *resp = NULL;
-	job_desc_msg_t d;
-	int rc;
-
-	snprintf(name, sizeof(name), "elastic-unit-%u", u->tag.group);
-	snprintf(genv, sizeof(genv), "ELASTIC_GROUP=%u", u->tag.group);
-	if (io->slurm_conf[0])
-		env[2] = (char *)io->slurm_conf;
-	if (unittag_format(&u->tag, tag, sizeof(tag)) >= (int)sizeof(tag))
-		return elastic_errorf(err, "unit tag too long");
-	unit_script(io, u->signal, script, sizeof(script));
-	slurm_init_job_desc_msg(&d);
-	d.name = name;
-	d.script = script;
-	d.admin_comment = tag;
-	/* As the base's owner, never as root (unless root owns it). */
-	d.user_id = u->uid;
-	d.group_id = u->gid;
-	d.account = (char *)u->account;
-	d.partition = (char *)u->partition;
-	d.qos = u->qos[0] ? (char *)u->qos : NULL;
-	d.min_nodes = d.max_nodes = u->tag.nodes;
-	d.time_limit = u->time_limit ? u->time_limit : NO_VAL;
-	/* Preempted: ended, not held ~120 s in requeue; elasticd asks
-	 * for a new one at once. */
-	d.requeue = 0;
-	d.kill_on_node_fail = 1;
-	/* As job_submit/elastic does for the base: the elastic signal to
-	 * the steps (the ranks), not the batch shell, at preemption and
-	 * before the time limit. */
-	d.warn_signal = (uint16_t)u->signal;
-	d.warn_time = (uint16_t)(u->grace < 65535 ? u->grace : 65535);
-	/* With its program, to the batch shell, which passes it on. */
-	d.warn_flags = io->unit_program[0] ? KILL_JOB_BATCH : 0;
-	d.shared = 0; /* whole nodes, like the base */
-	/* Growth never jumps the queue: a unit waits behind the work other
-	 * users queued before it (the priority is lowered by the nice). */
-	d.nice = NICE_OFFSET + u->nice;
-	d.tres_per_node = (char *)u->tres_per_node;
-	d.features = (char *)u->features;
-	d.std_in = "/dev/null";
-	d.std_out = "/dev/null";
-	d.std_err = "/dev/null";
-	d.work_dir = "/";
-	d.environment = env;
-	d.env_size = env[2] ? 3 : 2;
-	rpc(io);
-	rc = slurm_submit_batch_job(&d, &resp);
-	if (rc != SLURM_SUCCESS || !resp) {
-		int e = errno;
-
-		slurm_free_submit_response_response_msg(resp);
-		return elastic_errorf(err, "%s", slurm_strerror(e));
-	}
-	*job_id = COMPAT_SUBMIT_JOB_ID(resp);
-	slurm_free_submit_response_response_msg(resp);
-	return 0;
-}
-
-int slurmio_cancel(struct slurmio *io, uint32_t job_id, elastic_error_t *err)
-{
-	rpc(io);
-	if (compat_kill_job(job_id, SIGKILL, 0) != SLURM_SUCCESS) {
-		int e = errno;
-
-		/* Ended meanwhile: what we wanted. */
-		if (e == ESLURM_ALREADY_DONE || e == ESLURM_INVALID_JOB_ID)
-			return 0;
-		return elastic_errorf(err, "job %u: %s", job_id,
-				      slurm_strerror(e));
-	}
-	return 0;
-}
-
-int slurmio_release(struct slurmio *io, uint32_t job_id, elastic_error_t *err)
-{
-	job_desc_msg_t d;
-
-	slurm_init_job_desc_msg(&d);
-	COMPAT_JOB_DESC_JOB_ID(&d) = job_id;
-	d.priority = INFINITE; /* as scontrol release: Slurm computes it */
-	rpc(io);
-	if (slurm_update_job(&d) != SLURM_SUCCESS)
-		return elastic_errorf(err, "job %u: %s", job_id,
-				      slurm_strerror(errno));
-	return 0;
-}
-
-int slurmio_raise(struct slurmio *io, const uint32_t *jobs, size_t n, int sig,
-		  elastic_error_t *err)
-{
-	int rc = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		rpc(io);
-		if (raise_job(jobs[i], sig, err) < 0)
-			rc = -1;
-	}
-	return rc;
 }
