@@ -658,6 +658,32 @@ static bool start_joiners(const struct config *c, const struct members *nm,
 	return true;
 }
 
+/* Every rank of world wn (want of them) joined: true; else why not. */
+static bool wait_joined(const struct config *c, struct launch *l, uint64_t wn,
+			size_t want, char *why, size_t len)
+{
+	double deadline = now_s() + IP_JOINED_WAIT_S;
+	bool failed = false;
+	size_t got;
+
+	while ((got = joined(c->ip, wn, &failed)) < want) {
+		inplace_serve(c, -1, POLL_MS);
+		inplace_reap();
+		reap(l);
+		if (failed || l->running < l->n || got_stop ||
+		    now_s() >= deadline) {
+			snprintf(why, len, "%s joined=%zu/%zu",
+				 failed		     ? "a-rank-failed-to-join"
+				 : l->running < l->n ? "ranks-ended"
+				 : got_stop	     ? "stopped"
+						     : "join-timeout",
+				 got, want);
+			return false;
+		}
+	}
+	return true;
+}
+
 /*
  * The launcher saw w's cause while every rank uses the in-place API:
  * resize in place.  true when the ranks go on in the next world (ms and l
@@ -674,8 +700,8 @@ bool inplace_resize(const struct config *c, struct source *src,
 	struct diff d;
 	char why[160] = "";
 	unsigned port;
-	size_t want, got;
-	bool failed = false, ok = false;
+	size_t want;
+	bool ok = false;
 	uint64_t wn;
 
 	if (!nm || !jl)
@@ -735,22 +761,8 @@ bool inplace_resize(const struct config *c, struct source *src,
 	relaunch_table(c, l, nm, jl);
 	*ms = *nm;
 	want = (size_t)nm->nnodes * c->nproc_per_node;
-	deadline = now_s() + IP_JOINED_WAIT_S;
-	while ((got = joined(c->ip, wn, &failed)) < want) {
-		inplace_serve(c, -1, POLL_MS);
-		inplace_reap();
-		reap(l);
-		if (failed || l->running < l->n || got_stop ||
-		    now_s() >= deadline) {
-			snprintf(why, sizeof(why), "%s joined=%zu/%zu",
-				 failed		     ? "a-rank-failed-to-join"
-				 : l->running < l->n ? "ranks-ended"
-				 : got_stop	     ? "stopped"
-						     : "join-timeout",
-				 got, want);
-			goto out;
-		}
-	}
+	if (!wait_joined(c, l, wn, want, why, sizeof(why)))
+		goto out;
 	timeline("resized", restart, ms->nnodes,
 		 "path=in-place world=%llu ranks=%zu seconds=%.3f",
 		 (unsigned long long)wn, want, now_s() - t0);
