@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include "elastic-run.h"
+#include "common/pipewrite.h"
 #include "common/tcpprobe.h"
 #include "detect.h"
 #include "pace.h"
@@ -319,6 +320,25 @@ bool heartbeat_lost(unsigned restart, unsigned nnodes, struct lost_node *ret)
 	return false;
 }
 
+/*
+ * A line to a heartbeat step's input.  The step's srun may have ended (its
+ * node crashed): EPIPE then, not SIGPIPE, which would end the launcher and
+ * the job with it (seen in chaos); the step's input is closed.
+ */
+static int hb_write(struct hb_step *s, const char *line, size_t len)
+{
+	if (s->in < 0)
+		return -1;
+	if (pipe_write(s->in, line, len) == 0)
+		return 0;
+	if (errno == EPIPE) {
+		close(s->in);
+		s->in = -1;
+		errno = EPIPE;
+	}
+	return -1;
+}
+
 /* Ask every node for its ranks' stacks, once per launch. */
 static void hb_ask_stacks(void)
 {
@@ -327,7 +347,7 @@ static void hb_ask_stacks(void)
 	hb.stacks_asked = true;
 	for (size_t i = 0; i < hb.n; i++)
 		if (hb.step[i].in >= 0 &&
-		    write(hb.step[i].in, "STACKS\n", 7) != 7)
+		    hb_write(&hb.step[i], "STACKS\n", 7) < 0)
 			elog_debug("stacks: job %u: %s", hb.step[i].job,
 				   strerror(errno));
 }
@@ -504,8 +524,7 @@ static int hb_send_list(const char *cmd)
 	}
 	line[len++] = '\n';
 	for (size_t i = 0; i < hb.n; i++)
-		if (hb.step[i].in >= 0 &&
-		    write(hb.step[i].in, line, len) != (ssize_t)len)
+		if (hb.step[i].in >= 0 && hb_write(&hb.step[i], line, len) < 0)
 			rc = -1;
 	if (msg)
 		slurm_free_node_info_msg(msg);
