@@ -28,7 +28,7 @@ chmod 755 "$tmp/worker.sh"
 # --- elastic events: relaunch, same world ------------------------------------
 W="$tmp/ok" && mkdir -p "$W" && echo 3 >"$W/last"
 jid=$(sbatch --parsable --elastic-min=2 --elastic-max=2 --elastic-grace=10 -o "$W/out" \
-	--export=ALL,W="$W" --wrap "exec $RUN -- $tmp/worker.sh")
+	--export=ALL,W="$W" --wrap "exec $RUN --elasticd=none -- $tmp/worker.sh")
 ok "the ranks of the first launch start" wait_until 60 have "ranks.0.*" 2
 ok "... and elastic-run says they are up" wait_until 20 log_has "$W/out" 'event=ranks-up restart=0 nnodes=2 ranks=2'
 is "... RANK/WORLD_SIZE/RESTART/PREV_NNODES: 0 2 0 0 and 1 2 0 0" \
@@ -44,7 +44,7 @@ is "... with ELASTIC_RESTART_COUNT=1, ELASTIC_PREV_NNODES=2, the same world" \
 ok "... and are up again" wait_until 20 log_has "$W/out" 'event=ranks-up restart=1'
 
 # The event sent to elastic-run alone: it raises it on the ranks itself.
-pid=$(pgrep -f "^$RUN -- $tmp/worker.sh" | head -n1)
+pid=$(pgrep -f "^$RUN --elasticd=none -- $tmp/worker.sh" | head -n1)
 ok "elastic-run runs in the batch script" test -n "$pid"
 [ -n "$pid" ] && kill -USR1 "$pid"
 ok "SIGUSR1 to elastic-run: the ranks are told and checkpoint" wait_until 20 have "ckpt.1.*" 2
@@ -71,7 +71,7 @@ is "... each line: RFC 3339 time (ms), event, restart, nnodes" "$bad" ""
 # --- ranks that ignore the event: killed after --elastic-grace --------------
 W="$tmp/deaf" && mkdir -p "$W" && touch "$W/deaf" && echo 1 >"$W/last"
 jid=$(sbatch --parsable --elastic-min=2 --elastic-max=2 --elastic-grace=3 -o "$W/out" \
-	--export=ALL,W="$W" --wrap "exec $RUN -- $tmp/worker.sh")
+	--export=ALL,W="$W" --wrap "exec $RUN --elasticd=none -- $tmp/worker.sh")
 ok "ranks that ignore the event start" wait_until 60 log_has "$W/out" 'event=ranks-up restart=0'
 "$ELASTIC_EVENT" raise "$jid"
 ok "... are killed after the grace and relaunched" wait_until 30 have "ranks.1.*" 2
@@ -81,7 +81,7 @@ ok "... and the job completes" wait_until 30 job_gone_or_done "$jid"
 # --- ranks that fail on their own ------------------------------------------
 W="$tmp/fail" && mkdir -p "$W" && touch "$W/fail"
 jid=$(sbatch --parsable --elastic-min=2 --elastic-max=2 -o "$W/out" \
-	--export=ALL,W="$W" --wrap "$RUN --max-restarts=2 -- $tmp/worker.sh")
+	--export=ALL,W="$W" --wrap "$RUN --elasticd=none --max-restarts=2 -- $tmp/worker.sh")
 ok "a job whose ranks keep failing ends" wait_until 60 job_gone_or_done "$jid"
 is "... FAILED, after 1 launch + 2 retries" "$(job_field "$jid" JobState) $(grep -c 'event=failure' "$W/out")" "FAILED 3"
 like "... with a clear message" "$(cat "$W/out")" \

@@ -48,7 +48,7 @@ ckpts() { (cd "$1" 2>/dev/null && ls -d ckpt-* 2>/dev/null | tr '\n' ' '); }
 W=$tmp/a && mkdir -p "$W" && echo 4 >"$W/n"
 jid=$(sbatch --parsable --elastic-min=1 --elastic-max=1 --elastic-keep=2 --elastic-grace=10 \
 	"--elastic-checkpoint-dir=$tmp/ck/%j" "--elastic-eval=$tmp/eval.sh" -o "$W/out" \
-	--export=ALL,W="$W" --wrap "exec $RUN -- $tmp/worker.sh")
+	--export=ALL,W="$W" --wrap "exec $RUN --elasticd=none -- $tmp/worker.sh")
 dir=$tmp/ck/$jid
 ok "the first launch starts with no checkpoint to resume from" wait_until 60 test -e "$W/prev.0"
 is "... ELASTIC_PREV_CHECKPOINT is empty" "$(cat "$W/prev.0")" ""
@@ -80,7 +80,7 @@ resume() { # resume NAME SPEC: a job resuming from SPEC; prints its prev.0 or it
 	local w=$tmp/$1 j
 	mkdir -p "$w" && echo 0 >"$w/n" && touch "$w/stop"
 	j=$(sbatch --parsable --elastic-min=1 --elastic-max=1 "--elastic-checkpoint-dir=$tmp/ck/%j" \
-		"--elastic-resume-from=$2" -o "$w/out" --export=ALL,W="$w" --wrap "exec $RUN -- $tmp/worker.sh")
+		"--elastic-resume-from=$2" -o "$w/out" --export=ALL,W="$w" --wrap "exec $RUN --elasticd=none -- $tmp/worker.sh")
 	wait_until 60 job_gone_or_done "$j" || return 1
 	cat "$w/prev.0" 2>/dev/null || grep -v ' event=' "$w/out"
 }
