@@ -123,10 +123,10 @@ void release_lost(const struct config *c, struct source *src,
 		  const struct members *ms, struct launch *l,
 		  const struct watch *w, unsigned restart)
 {
-	const char *why = !strcmp(w->cause, "node-lost") ||
-				  !strcmp(w->cause, "split")
-			      ? "lost"
-			      : w->cause;
+	const char *why =
+	    !strcmp(w->cause, "node-lost") || !strcmp(w->cause, "split")
+		? "lost"
+		: w->cause;
 	uint32_t j;
 
 	/* Before they are let go: elasticd takes only a node the group

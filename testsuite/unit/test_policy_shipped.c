@@ -132,6 +132,5 @@ int main(void)
 		cmocka_unit_test(commented_settings_are_defaults),
 		cmocka_unit_test(shipped_is_defaults),
 	};
-	return cmocka_run_group_tests_name("policy_shipped", tests, NULL,
-					   NULL);
+	return cmocka_run_group_tests_name("policy_shipped", tests, NULL, NULL);
 }

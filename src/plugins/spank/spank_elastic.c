@@ -83,7 +83,8 @@ static struct spank_option options[ELASTIC_OPT_COUNT] = {
 	OPT(ELASTIC_OPT_HEARTBEAT_TIMEOUT, "SECONDS",
 	    "Elastic job: a node silent this long is lost (0: no heartbeats)."),
 	OPT(ELASTIC_OPT_HANG_TIMEOUT, "SECONDS",
-	    "Elastic job: a rank without progress this long hangs (0: derived)."),
+	    "Elastic job: a rank without progress this long hangs (0: "
+	    "derived)."),
 	OPT(ELASTIC_OPT_STRAGGLERS, "report|evict|off",
 	    "Elastic job: a node slower than the rest is reported or evicted."),
 };
