@@ -121,6 +121,24 @@ int detect_silent(const struct detect *d, double now, double *silent_s)
 	return -1;
 }
 
+int detect_unheard(const struct detect *d, double now)
+{
+	for (size_t i = 0; i < d->n; i++) {
+		const struct detect_node *x = &d->node[i];
+		double since = x->probed > d->started ? x->probed : d->started;
+
+		if (!x->heard && !x->leaving && now - since > d->timeout)
+			return (int)i;
+	}
+	return -1;
+}
+
+void detect_probed(struct detect *d, size_t i, double now)
+{
+	if (i < d->n)
+		d->node[i].probed = now;
+}
+
 void detect_defer(struct detect *d, size_t i, double now)
 {
 	if (i < d->n) {

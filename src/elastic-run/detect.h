@@ -26,10 +26,11 @@
 
 struct detect_node {
 	char name[DETECT_NAME_MAX];
-	uint32_t job; /* the member job it belongs to */
-	double last;  /* when last heard (or deferred), s */
-	bool heard;   /* said a word at all */
-	bool leaving; /* Slurm is ending its step: not a fault */
+	uint32_t job;  /* the member job it belongs to */
+	double last;   /* when last heard (or deferred), s */
+	bool heard;    /* said a word at all */
+	bool leaving;  /* Slurm is ending its step: not a fault */
+	double probed; /* never heard: when its host was last asked, s */
 	unsigned port; /* its task's probe port (split.h), 0 before known */
 };
 
@@ -57,8 +58,9 @@ unsigned detect_interval_ms(unsigned timeout_s);
  * One line of a heartbeat step, without its newline: "NAME", then words:
  * "TERM" (Slurm is ending the step), "p=<PORT>" (where its task answers
  * probes), "r<RANK>=..." (a rank's progress, for pace.h and straggle.h),
- * "X=..." (a probe's answer, for split.h).  Returns the node's index, or -1 for a node not expected
- * or a line of another shape (ignored: a task's stray output).
+ * "X=..." (a probe's answer, for split.h).  Returns the node's index, or -1 for
+ * a node not expected or a line of another shape (ignored: a task's stray
+ * output).
  */
 int detect_heard(struct detect *d, const char *line, double now);
 
@@ -69,6 +71,16 @@ int detect_heard(struct detect *d, const char *line, double now);
  * Returns its index, with *silent_s how long it has been silent, or -1.
  */
 int detect_silent(const struct detect *d, double now, double *silent_s);
+
+/*
+ * A node never heard, silent past the timeout but still within its start
+ * allowance, whose host was not asked for a timeout: its index, or -1.
+ * The caller asks the host (a crash just after a launch or an in-place
+ * resize is then found at the timeout, not at DETECT_START_S), and says
+ * so with detect_probed(): a host that answers is only slow to start.
+ */
+int detect_unheard(const struct detect *d, double now);
+void detect_probed(struct detect *d, size_t i, double now);
 
 /* A silent node that still answers (its host is up, its heartbeat is
  * only late): count it as heard at `now`, so that it is asked about

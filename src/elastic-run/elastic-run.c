@@ -574,6 +574,7 @@ static int round_once(struct rounds *x)
 	struct decision_out d;
 	elastic_error_t err;
 	char detail[256] = "";
+	double t_launch;
 	int rc;
 
 	if (x->restart > 0 && c->mpirun)
@@ -606,9 +607,10 @@ static int round_once(struct rounds *x)
 		 (unsigned long long)x->ms.generation,
 		 x->src->ed_mode ? "elasticd" : "allocation", detail,
 		 x->restart ? " path=restart" : "");
+	t_launch = now_s();
 	if (launch(c, &x->ms, x->restart, x->prev_nnodes, &x->l) < 0)
 		return 1;
-	heartbeat_start(c, &x->ms, x->restart);
+	heartbeat_start(c, &x->ms, x->restart, t_launch);
 
 	for (;;) {
 		watch_launch(c, x->src, &x->ms, &x->l, x->sen, x->restart, &w);
@@ -616,7 +618,8 @@ static int round_once(struct rounds *x)
 			break;
 		if (!inplace_resize(c, x->src, &x->ms, &x->l, x->restart, &w))
 			break;
-		heartbeat_start(c, &x->ms, x->restart);
+		/* The ranks step in the new world from its publication. */
+		heartbeat_start(c, &x->ms, x->restart, inplace_published(c));
 	}
 	/* Ranks on the world channel heed its word, not the signal. */
 	if (w.cause) {

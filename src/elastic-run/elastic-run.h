@@ -45,6 +45,7 @@
 #include "elastic-event/raise.h"
 #include "decide.h"
 #include "membership.h"
+#include "inplace.h"
 #include <pwd.h>
 
 #define PROG	       "elastic-run"
@@ -160,6 +161,10 @@ struct source {
 	/* For the next report to elasticd: how long the ranks took to exit
 	 * at the last event, ms (-1: not measured). */
 	long exit_ms;
+	/* The ranks run a world of the launcher's own (own_world()), made
+	 * from elasticd's generation own_from: until a newer one, elasticd's
+	 * world of that generation is no change. */
+	uint64_t own_from;
 };
 
 struct sentinel {
@@ -311,8 +316,9 @@ int launch_members(const struct config *c, const struct members *jm,
 		   const struct members *world, unsigned restart,
 		   struct launch *l);
 /* heartbeat.c: one step per member job, a task per node.  _start()
- * (again) for the world that runs, _lost() at every poll, _stop() when
- * the launch is over. */
+ * (again) for the world that runs (the ranks' progress is of it when
+ * written from world_t on: its launch, or its in-place publication),
+ * _lost() at every poll, _stop() when the launch is over. */
 int heartbeat_main(const char *ms_arg);
 /* hbprobe.c: a heartbeat task's port for probes (its fd, -1), taking
  * the connections made to it, and its answer to "PROBE ..." (list is
@@ -333,7 +339,7 @@ size_t hbring_fds(struct pollfd *p, size_t max);
 void hbring_done(const struct pollfd *p, size_t n, double now,
 		 const char *self);
 void heartbeat_start(const struct config *c, const struct members *ms,
-		     unsigned restart);
+		     unsigned restart, double world_t);
 bool heartbeat_lost(unsigned restart, unsigned nnodes, struct lost_node *ret);
 /* A rank made no progress past the hang timeout (pace.h): its node.
  * Unless a split explains the stall, heartbeat_hang_named then names it
@@ -365,12 +371,29 @@ void suspect_node(const struct config *c, struct source *src, const char *node,
 void release_lost(const struct config *c, struct source *src,
 		  const struct members *ms, struct launch *l,
 		  const struct watch *w, unsigned restart);
+/* The addresses of the nodes w lets go for a fault their ranks cannot
+ * leave from themselves (lost, hung, split off), comma-separated into
+ * out; NULL if none (release.c). */
+const char *lost_addrs(const struct watch *w, char *out, size_t len);
+/* After a fault that let members' units go: the world without them, of
+ * the launcher's own, into nm, when it is a size the job takes; the
+ * world then stands until elasticd's next generation (release.c). */
+bool own_world(const struct config *c, struct source *src,
+	       const struct members *ms, const struct watch *w,
+	       struct members *nm);
+/* inplace_world.c: a world's payload (inplace.h), malloc'd; NULL when
+ * it does not fit.  lost: lost_addrs()'s, or NULL. */
+char *inplace_payload(const struct config *c, enum inplace_path path,
+		      const struct members *ms, unsigned port, unsigned src,
+		      const char *lost, size_t *plen);
 /* inplace.c: in-place resizes. */
 struct inplace *inplace_open(void);
 void inplace_env(const struct config *c, uint64_t world);
 uint64_t inplace_next_world(const struct config *c);
 void inplace_serve(const struct config *c, int fd, unsigned ms);
 bool inplace_capable(const struct config *c, const struct members *ms);
+/* When the last world was published (monotonic s; 0: none). */
+double inplace_published(const struct config *c);
 void inplace_abandon(const struct config *c, bool stop);
 void inplace_reap(void);
 bool inplace_resize(const struct config *c, struct source *src,

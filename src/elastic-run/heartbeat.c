@@ -38,6 +38,14 @@ struct hb_step {
 	char buf[2048];
 };
 
+/* Where a node's host is asked whether it is up: its slurmd, read from
+ * Slurm once a launch.  Finding a dead node then asks the controller
+ * nothing: each call to a controller out of reach waits some 25 s. */
+struct hb_host {
+	char addr[64]; /* NodeAddr, "" when not known */
+	unsigned port; /* slurmd's */
+};
+
 /* The heartbeats of the launch that runs: owned here alone. */
 static struct heartbeats {
 	bool on;
@@ -56,6 +64,7 @@ static struct heartbeats {
 	double ring_sent, ring_cut, ring_acted;
 	char ring_by[160];
 	uint32_t lost_job; /* its srun waits for a dead node: not waited for */
+	struct hb_host *host; /* by the table's index */
 } hb;
 
 /* One member's heartbeat step: srun over its nodes, a task each. */
@@ -130,8 +139,42 @@ static int hb_expect(const struct members *ms, size_t i)
 	return rc;
 }
 
+/* Each node's slurmd address and port, from one read of Slurm's nodes. */
+static void hb_hosts_load(void)
+{
+	node_info_msg_t *msg = NULL;
+
+	hb.host = calloc(hb.table.n ? hb.table.n : 1, sizeof(*hb.host));
+	if (!hb.host || slurm_load_node(0, &msg, SHOW_ALL) != SLURM_SUCCESS)
+		return;
+	for (uint32_t i = 0; i < msg->record_count; i++) {
+		const node_info_t *n = &msg->node_array[i];
+
+		for (size_t k = 0; n->name && n->node_addr && k < hb.table.n;
+		     k++) {
+			/* An address too long to keep: asked through Slurm. */
+			if (strcmp(hb.table.node[k].name, n->name) != 0 ||
+			    strlen(n->node_addr) >= sizeof(hb.host[k].addr))
+				continue;
+			strcpy(hb.host[k].addr, n->node_addr);
+			hb.host[k].port = n->port ? n->port : 6818;
+		}
+	}
+	slurm_free_node_info_msg(msg);
+}
+
+/* Does the host of the table's node i answer (on its slurmd's port)? */
+static bool hb_answers(size_t i)
+{
+	const struct hb_host *h = hb.host ? &hb.host[i] : NULL;
+
+	if (h && h->addr[0])
+		return tcp_answers(h->addr, h->port, HB_PROBE_MS);
+	return slurmd_answers(hb.table.node[i].name, HB_PROBE_MS);
+}
+
 void heartbeat_start(const struct config *c, const struct members *ms,
-		     unsigned restart)
+		     unsigned restart, double world_t)
 {
 	char self[4096];
 	unsigned iv;
@@ -144,7 +187,7 @@ void heartbeat_start(const struct config *c, const struct members *ms,
 	hb.timeout = c->heartbeat_timeout;
 	iv = detect_interval_ms(hb.timeout);
 	detect_init(&hb.table, now_s(), hb.timeout);
-	pace_init(&hb.pace, now_s(), c->opts.hang_timeout);
+	pace_init(&hb.pace, world_t, c->opts.hang_timeout);
 	if (c->opts.stragglers != POLICY_STRAGGLERS_OFF)
 		straggle_init(&hb.slow, c->straggler_steps,
 			      c->straggler_factor / 100.0);
@@ -160,6 +203,7 @@ void heartbeat_start(const struct config *c, const struct members *ms,
 		}
 		hb.n++;
 	}
+	hb_hosts_load();
 	hb.on = true;
 }
 
@@ -219,6 +263,7 @@ void heartbeat_stop(void)
 	detect_free(&hb.table);
 	pace_free(&hb.pace);
 	straggle_free(&hb.slow);
+	free(hb.host);
 	memset(&hb, 0, sizeof(hb));
 }
 
@@ -289,6 +334,18 @@ static void hb_read(double now)
 	}
 }
 
+static bool hb_lost(const struct detect_node *x, double silent,
+		    struct lost_node *ret)
+{
+	snprintf(ret->node, sizeof(ret->node), "%s", x->name);
+	ret->job = x->job;
+	ret->silent_s = silent;
+	ret->heard = x->heard;
+	ret->kind = "node-lost";
+	hb.lost_job = x->job;
+	return true;
+}
+
 bool heartbeat_lost(unsigned restart, unsigned nnodes, struct lost_node *ret)
 {
 	double now = now_s(), silent;
@@ -303,19 +360,21 @@ bool heartbeat_lost(unsigned restart, unsigned nnodes, struct lost_node *ret)
 
 		/* A host that is up answers even when its heartbeat is
 		 * late (a loaded machine); a dead or cut-off one does not. */
-		if (!slurmd_answers(x->name, HB_PROBE_MS)) {
-			snprintf(ret->node, sizeof(ret->node), "%s", x->name);
-			ret->job = x->job;
-			ret->silent_s = silent;
-			ret->heard = x->heard;
-			ret->kind = "node-lost";
-			hb.lost_job = x->job;
-			return true;
-		}
+		if (!hb_answers((size_t)i))
+			return hb_lost(x, silent, ret);
 		timeline("heartbeat-late", restart, nnodes,
 			 "node=%s job=%u silent=%.1f host=answers", x->name,
 			 x->job, silent);
 		detect_defer(&hb.table, (size_t)i, now);
+	}
+	/* Not heard yet, past the timeout: a host that crashed just after
+	 * the launch does not answer either. */
+	while ((i = detect_unheard(&hb.table, now)) >= 0) {
+		const struct detect_node *x = &hb.table.node[i];
+
+		if (!hb_answers((size_t)i))
+			return hb_lost(x, now - hb.table.started, ret);
+		detect_probed(&hb.table, (size_t)i, now);
 	}
 	return false;
 }
@@ -426,18 +485,14 @@ bool heartbeat_slow(const struct config *c, struct source *src,
 	return false;
 }
 
-/* Where node's task takes probes: "NAME=ADDR:PORT" into out (ADDR from
- * Slurm's NodeAddr in msg, else the name). */
-static void hb_peer(const node_info_msg_t *msg, const struct detect_node *x,
-		    char *out, size_t len)
+/* Where the table's node i's task takes probes: "NAME=ADDR:PORT" into
+ * out (ADDR its NodeAddr, else its name). */
+static void hb_peer(size_t i, char *out, size_t len)
 {
-	const char *addr = x->name;
+	const struct detect_node *x = &hb.table.node[i];
+	const char *addr =
+	    hb.host && hb.host[i].addr[0] ? hb.host[i].addr : x->name;
 
-	for (uint32_t i = 0; msg && i < msg->record_count; i++)
-		if (msg->node_array[i].name &&
-		    !strcmp(msg->node_array[i].name, x->name) &&
-		    msg->node_array[i].node_addr)
-			addr = msg->node_array[i].node_addr;
 	snprintf(out, len, " %s=%s:%u", x->name, addr, x->port);
 }
 
@@ -505,29 +560,24 @@ static int hb_ask_probe(void)
  * order) to every node's task. */
 static int hb_send_list(const char *cmd)
 {
-	node_info_msg_t *msg = NULL;
 	size_t cap = 16 + hb.table.n * (DETECT_NAME_MAX * 2 + 16), len = 5;
 	char *line = malloc(cap);
 	int rc = 0;
 
 	if (!line)
 		return -1;
-	if (slurm_load_node(0, &msg, SHOW_ALL) != SLURM_SUCCESS)
-		msg = NULL;
 	len = strlen(cmd);
 	memcpy(line, cmd, len);
 	for (size_t i = 0; i < hb.table.n; i++) {
 		if (!hb.table.node[i].port)
 			continue;
-		hb_peer(msg, &hb.table.node[i], line + len, cap - len);
+		hb_peer(i, line + len, cap - len);
 		len += strlen(line + len);
 	}
 	line[len++] = '\n';
 	for (size_t i = 0; i < hb.n; i++)
 		if (hb.step[i].in >= 0 && hb_write(&hb.step[i], line, len) < 0)
 			rc = -1;
-	if (msg)
-		slurm_free_node_info_msg(msg);
 	free(line);
 	return rc;
 }

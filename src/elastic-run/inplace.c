@@ -56,6 +56,7 @@ struct inplace {
 	uint64_t world;	  /* the last world launched or published */
 	uint64_t capable; /* the last world all of whose ranks registered */
 	bool joining;	  /* joiners are starting: their ranks register */
+	double published; /* when the last world was (monotonic s) */
 };
 
 static struct inplace the_ip = { .lfd = -1 };
@@ -346,74 +347,21 @@ static size_t joined(const struct inplace *ip, uint64_t w, bool *failed)
 	return n;
 }
 
-/* World payload: the members with their nodes expanded. */
-static char *world_payload(const struct config *c, enum inplace_path path,
-			   const struct members *ms, unsigned port,
-			   unsigned src, size_t *plen)
-{
-	size_t cap = 4096 + ms->pool_used * 8, len = 0, i;
-	char *p = malloc(cap);
-	unsigned off = 0;
-
-	if (!p)
-		return NULL;
-#define PUT(...)                                                               \
-	do {                                                                   \
-		int w_ = snprintf(p + len, cap - len, __VA_ARGS__);            \
-		if (w_ < 0 || (size_t)w_ >= cap - len)                         \
-			goto too_long;                                         \
-		len += (size_t)w_;                                             \
-	} while (0)
-	PUT("path %s\n", inplace_path_name(path));
-	if (path == INPLACE_IN_PLACE) {
-		PUT("size %u\nnproc %u\nmaster %s %u\nsrc %u\n",
-		    ms->nnodes * c->nproc_per_node, c->nproc_per_node,
-		    ms->master_addr, port, src);
-		for (i = 0; i < ms->n; i++) {
-			compat_hostlist_t h =
-			    slurm_hostlist_create(member_nodes(ms, i));
-			char *name;
-			bool first = true;
-
-			PUT("member %u %u ", ms->m[i].job_id, off);
-			while (h && (name = slurm_hostlist_shift(h))) {
-				int w = snprintf(p + len, cap - len, "%s%s",
-						 first ? "" : ",", name);
-
-				free(name);
-				if (w < 0 || (size_t)w >= cap - len) {
-					slurm_hostlist_destroy(h);
-					goto too_long;
-				}
-				len += (size_t)w;
-				first = false;
-			}
-			if (h)
-				slurm_hostlist_destroy(h);
-			PUT("\n");
-			off += ms->m[i].nnodes * c->nproc_per_node;
-		}
-	}
-#undef PUT
-	*plen = len;
-	return p;
-too_long:
-	free(p);
-	return NULL;
-}
 /* Publish world ++ip->world to every registered rank: 0, or -1. */
 static int publish(const struct config *c, enum inplace_path path,
-		   const struct members *ms, unsigned port, unsigned src)
+		   const struct members *ms, unsigned port, unsigned src,
+		   const char *lost)
 {
 	struct inplace *ip = c->ip;
 	size_t plen = 0, i;
-	char *payload = world_payload(c, path, ms, port, src, &plen);
+	char *payload = inplace_payload(c, path, ms, port, src, lost, &plen);
 	char head[256];
 	int hl;
 
 	if (!payload)
 		return -1;
 	ip->world++;
+	ip->published = now_s();
 	for (i = 0; i < ip->n;) {
 		struct ip_conn *k = &ip->c[i];
 
@@ -432,6 +380,10 @@ static int publish(const struct config *c, enum inplace_path path,
 	free(payload);
 	return 0;
 }
+double inplace_published(const struct config *c)
+{
+	return c->ip ? c->ip->published : 0;
+}
 /* Tell the ranks on the channel to take the restart path, or that the
  * job ends: they heed its word, not the event signal. */
 void inplace_abandon(const struct config *c, bool stop)
@@ -444,7 +396,8 @@ void inplace_abandon(const struct config *c, bool stop)
 	for (i = 0; i < c->ip->n && !c->ip->c[i].registered; i++)
 		;
 	if (i < c->ip->n)
-		publish(c, stop ? INPLACE_STOP : INPLACE_RESTART, &none, 0, 0);
+		publish(c, stop ? INPLACE_STOP : INPLACE_RESTART, &none, 0, 0,
+			NULL);
 }
 
 /* Member index of job in l, or -1. */
@@ -698,10 +651,10 @@ bool inplace_resize(const struct config *c, struct source *src,
 	double t0 = now_s(), deadline;
 	elastic_error_t err;
 	struct diff d;
-	char why[160] = "";
+	char why[160] = "", lost[1024];
 	unsigned port;
 	size_t want;
-	bool ok = false;
+	bool ok = false, own;
 	uint64_t wn;
 
 	if (!nm || !jl)
@@ -715,7 +668,9 @@ bool inplace_resize(const struct config *c, struct source *src,
 		src->degraded = true;
 	if (w->lost_job)
 		release_lost(c, src, ms, l, w, restart);
-	if (current_members(c, src, ms->generation, restart, nm, &err) != 0) {
+	own = own_world(c, src, ms, w, nm);
+	if (!own &&
+	    current_members(c, src, ms->generation, restart, nm, &err) != 0) {
 		snprintf(why, sizeof(why), "no-world");
 		goto out;
 	}
@@ -747,17 +702,19 @@ bool inplace_resize(const struct config *c, struct source *src,
 			goto out;
 	}
 	port = fresh_port(c);
-	if (publish(c, INPLACE_IN_PLACE, nm, port, d.src) < 0) {
+	if (publish(c, INPLACE_IN_PLACE, nm, port, d.src,
+		    lost_addrs(w, lost, sizeof(lost))) < 0) {
 		snprintf(why, sizeof(why), "publish-failed");
 		goto out;
 	}
 	wn = c->ip->world;
 	timeline("resize", restart, nm->nnodes,
 		 "path=in-place world=%llu from=%u to=%u stay=%zu join=%zu "
-		 "leave=%zu master=%s:%u generation=%llu",
+		 "leave=%zu master=%s:%u generation=%llu source=%s",
 		 (unsigned long long)wn, ms->nnodes, nm->nnodes, d.stay, d.join,
 		 d.leave, nm->master_addr, port,
-		 (unsigned long long)nm->generation);
+		 (unsigned long long)nm->generation,
+		 own ? "launcher" : "elasticd");
 	relaunch_table(c, l, nm, jl);
 	*ms = *nm;
 	want = (size_t)nm->nnodes * c->nproc_per_node;
@@ -767,7 +724,8 @@ bool inplace_resize(const struct config *c, struct source *src,
 		 "path=in-place world=%llu ranks=%zu seconds=%.3f",
 		 (unsigned long long)wn, want, now_s() - t0);
 	c->ip->capable = wn;
-	report_up(c, src, ms);
+	if (!own)
+		report_up(c, src, ms);
 	ok = true;
 out:
 	if (!ok) {

@@ -44,6 +44,9 @@
  *   master ADDR PORT  the new process group's rendezvous (rank 0 there)
  *   src R             the rank whose state everyone takes (a survivor)
  *   member JOB OFFSET NODE[,NODE...]
+ *   lost ADDR[,ADDR...]  (optional) the addresses of the nodes that left
+ *                     by a fault (lost, hung, split off; at most 64): the
+ *                     ranks shut down their connections to them
  * A rank's new rank is OFFSET + (index of its NODE in its JOB's list) * P
  * + LOCAL; a rank in no member leaves.  "restart": checkpoint and exit
  * for the event (the restart path); "stop": the job ends, checkpoint and

@@ -76,6 +76,36 @@ int members_add(struct members *ms, uint32_t job_id, unsigned nnodes,
 	return 0;
 }
 
+int members_without(const struct members *ms, const uint32_t *jobs,
+		    size_t njobs, struct members *out, elastic_error_t *err)
+{
+	size_t i, k;
+
+	if (ms->n == 0)
+		return elastic_errorf(err, "no world to leave members out of");
+	for (k = 0; k < njobs; k++)
+		if (jobs[k] == ms->m[0].job_id)
+			return elastic_errorf(err,
+					      "job %u is the base: it cannot "
+					      "leave the world",
+					      jobs[k]);
+	out->n = out->pool_used = 0;
+	out->nnodes = 0;
+	out->generation = ms->generation;
+	out->degraded = false;
+	memcpy(out->master_host, ms->master_host, sizeof(out->master_host));
+	memcpy(out->master_addr, ms->master_addr, sizeof(out->master_addr));
+	for (i = 0; i < ms->n; i++) {
+		for (k = 0; k < njobs && jobs[k] != ms->m[i].job_id; k++)
+			;
+		if (k == njobs &&
+		    members_add(out, ms->m[i].job_id, ms->m[i].nnodes,
+				member_nodes(ms, i), err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 int members_parse_group(const char *json, uint32_t job, struct members *ms,
 			elastic_error_t *err)
 {
@@ -278,9 +308,8 @@ int elasticd_notify(const struct apiclient *c, uint32_t job, const char *event,
 	return post_accepted(c, path, timeout_ms, err);
 }
 
-int elasticd_suspect(const struct apiclient *c, uint32_t job,
-		     const char *node, const char *why, unsigned timeout_ms,
-		     elastic_error_t *err)
+int elasticd_suspect(const struct apiclient *c, uint32_t job, const char *node,
+		     const char *why, unsigned timeout_ms, elastic_error_t *err)
 {
 	char path[192];
 

@@ -68,6 +68,15 @@ int members_add(struct members *ms, uint32_t job_id, unsigned nnodes,
 int members_parse_group(const char *json, uint32_t job, struct members *ms,
 			elastic_error_t *err);
 
+/*
+ * The world ms without the members jobs[0..njobs) (a world of the
+ * launcher's own, made when members were lost: elasticd's next one comes
+ * later).  Into out, the generation, master and the rest kept; the base
+ * (ms->m[0]) cannot be left out.  0, or -1 with err set.
+ */
+int members_without(const struct members *ms, const uint32_t *jobs,
+		    size_t njobs, struct members *out, elastic_error_t *err);
+
 /* Same world?  (Generation aside: the jobs and their node lists.) */
 bool members_same(const struct members *a, const struct members *b);
 
@@ -111,8 +120,8 @@ int elasticd_report(const struct apiclient *c, uint32_t job,
  * node lost, hung or straggling (why: lost, hang, straggler); elasticd
  * drains it or reports it (SuspectNodes).  0, or -1 with err set.
  */
-int elasticd_suspect(const struct apiclient *c, uint32_t job,
-		     const char *node, const char *why, unsigned timeout_ms,
+int elasticd_suspect(const struct apiclient *c, uint32_t job, const char *node,
+		     const char *why, unsigned timeout_ms,
 		     elastic_error_t *err);
 
 /*

@@ -50,7 +50,7 @@ static void pace_ring_add(struct pace *p, double dt)
 
 /* One rank's report: its step, written age_s ago on its node. */
 static int pace_report(struct pace *p, unsigned rank, size_t node,
-		       uint64_t step, double age_s, bool saving, bool frozen,
+		       uint64_t step, double age_s, bool saving, char ps,
 		       double now)
 {
 	struct pace_rank *r = pace_find(p, rank);
@@ -75,7 +75,8 @@ static int pace_report(struct pace *p, unsigned rank, size_t node,
 		p->save_end = at;
 	r->node = node;
 	r->saving = saving;
-	r->frozen = frozen;
+	r->frozen = ps == 'T' || ps == 't' || ps == 'D';
+	r->stopped = ps == 'T' || ps == 't';
 	return 0;
 }
 
@@ -91,8 +92,7 @@ int pace_heard(struct pace *p, size_t node, const char *line, double now)
 		if (k < 4 || (state != 'r' && state != 's'))
 			continue;
 		if (pace_report(p, rank, node, step, (double)age / 1000.0,
-				state == 's',
-				ps == 'T' || ps == 't' || ps == 'D', now) < 0)
+				state == 's', ps, now) < 0)
 			return -1;
 	}
 	return 0;
@@ -156,6 +156,10 @@ int pace_hung(const struct pace *p, double now, double *stalled_s)
 		if (best < 0 || pace_behind(r, &p->r[best]))
 			best = (int)i;
 	}
+	/* The others wait for a stopped process: it is the one. */
+	for (size_t i = 0; best >= 0 && !p->r[best].stopped && i < p->n; i++)
+		if (p->r[i].stopped)
+			best = (int)i;
 	if (best >= 0)
 		*stalled_s =
 		    now - (p->r[best].changed > p->save_end ? p->r[best].changed

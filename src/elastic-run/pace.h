@@ -4,8 +4,9 @@
 /*
  * The ranks' pace: what their progress reports (common/progress_rec.h,
  * passed on by the nodes' heartbeats as "r<RANK>=<STEP>/<AGE_MS>/<STATE>"
- * words, then "/<RUN_MS>/<WAIT_MS>/<PSTATE>" where known) say of a rank that stopped making progress.  Pure: fed the
- * words and the time, so that every rule is a unit test.
+ * words, then "/<RUN_MS>/<WAIT_MS>/<PSTATE>" where known) say of a rank that
+ * stopped making progress.  Pure: fed the words and the time, so that every
+ * rule is a unit test.
  *
  * A rank is watched once it reported a step written after the table
  * started (a launch, or an in-place resize: a world paused by a resize
@@ -35,7 +36,8 @@ struct pace_rank {
 	double changed; /* when it reported its step (launcher's clock) */
 	bool saving;
 	bool watched;
-	bool frozen; /* its process stopped (T) or in D at its last report */
+	bool frozen;  /* its process stopped (T) or in D at its last report */
+	bool stopped; /* stopped (T, t) at its last report */
 };
 
 struct pace {
@@ -65,11 +67,14 @@ double pace_timeout(const struct pace *p);
 double pace_median_step(const struct pace *p);
 
 /*
- * The rank that fell behind, if the world hangs at now: among the
- * watched ranks silent past the timeout, one whose process is frozen
- * (stopped, or in an uninterruptible wait) if any, else the one with the
- * lowest step (the others wait for it in the next collective), the
- * longest silent of those.  Its index, with *stalled_s, or -1.
+ * The rank that fell behind, if the world hangs at now (a watched rank
+ * silent past the timeout): a rank whose process is stopped, whatever
+ * its own record (it may have reported after its peers last did, or be
+ * a joiner first heard after the world's start); else among the watched
+ * ranks silent past the timeout, one whose process is frozen (stopped,
+ * or in an uninterruptible wait) if any, else the one with the lowest
+ * step (the others wait for it in the next collective), the longest
+ * silent of those.  Its index, with *stalled_s, or -1.
  */
 int pace_hung(const struct pace *p, double now, double *stalled_s);
 

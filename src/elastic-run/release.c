@@ -149,3 +149,67 @@ void release_lost(const struct config *c, struct source *src,
 	 * timeout for a replacement. */
 	src->degraded = true;
 }
+
+/* Faults whose ranks cannot take part in leaving: they are lost, stopped
+ * or out of reach (a straggler's ranks still run, and leave as at a
+ * preemption). */
+static bool fault_unheard(const struct watch *w)
+{
+	return w->cause && w->lost_job &&
+	       (!strcmp(w->cause, "node-lost") || !strcmp(w->cause, "hang") ||
+		!strcmp(w->cause, "split"));
+}
+
+const char *lost_addrs(const struct watch *w, char *out, size_t len)
+{
+	size_t off = 0;
+	uint32_t j;
+	char addr[256];
+
+	if (!fault_unheard(w) || len == 0)
+		return NULL;
+	out[0] = '\0';
+	for (size_t k = 0; k <= w->nalso; k++) {
+		int n;
+
+		node_addr(leaving(w, k, &j), addr, sizeof(addr));
+		n = snprintf(out + off, len - off, "%s%s", off ? "," : "",
+			     addr);
+		if (n < 0 || (size_t)n >= len - off) {
+			out[off] = '\0'; /* those that fit */
+			break;
+		}
+		off += (size_t)n;
+	}
+	return off ? out : NULL;
+}
+
+bool own_world(const struct config *c, struct source *src,
+	       const struct members *ms, const struct watch *w,
+	       struct members *nm)
+{
+	uint32_t jobs[WATCH_ALSO_MAX + 1];
+	size_t n = 0;
+	elastic_error_t err;
+
+	/* Without elasticd the allocation is the world; a base that lost a
+	 * node changes its node list, which no rank survives in place. */
+	if (!src->ed_mode || !fault_unheard(w))
+		return false;
+	for (size_t k = 0; k <= w->nalso; k++) {
+		uint32_t j;
+
+		leaving(w, k, &j);
+		if (j == c->job_id)
+			return false;
+		jobs[n++] = j;
+	}
+	if (members_without(ms, jobs, n, nm, &err) < 0) {
+		elog_debug("own world: %s", err.text);
+		return false;
+	}
+	if (nm->n == ms->n || !options_size_allowed(&c->opts, nm->nnodes))
+		return false;
+	src->own_from = ms->generation;
+	return true;
+}

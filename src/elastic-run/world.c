@@ -389,7 +389,9 @@ bool world_changed(const struct config *c, struct source *src,
 		return false;
 	if (src->ed_mode) {
 		*next_poll = t + ED_POLL_MS / 1000.0;
-		if (ed_fetch(c, src, nm) == FETCH_OK) {
+		if (ed_fetch(c, src, nm) == FETCH_OK &&
+		    nm->generation > src->own_from) {
+			src->own_from = 0;
 			if (!members_same(nm, cur)) {
 				src->degraded =
 				    nm->generation == cur->generation;

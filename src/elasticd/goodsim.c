@@ -577,18 +577,17 @@ static void due_at(struct ggroup *g, int64_t t)
 static int64_t seen_ms(const struct sim *s)
 {
 	return ms_of(s->policy == GOODSIM_ELASTIC ||
-				     s->policy == GOODSIM_INPLACE
-			     ? s->p->lost_s
-			     : s->p->detect_s);
+			     s->policy == GOODSIM_INPLACE
+			 ? s->p->lost_s
+			 : s->p->detect_s);
 }
 
 static void wake(struct sim *s, struct ggroup *g)
 {
 	const struct goodsim_params *p = s->p;
-	int64_t tick = p->tick_ms,
-		t[5] = { 0, p->scale_delay_s * 1000LL,
-			 p->fault_timeout_s * 1000LL, p->grace_s * 1000LL,
-			 seen_ms(s) };
+	int64_t tick = p->tick_ms, t[5] = { 0, p->scale_delay_s * 1000LL,
+					    p->fault_timeout_s * 1000LL,
+					    p->grace_s * 1000LL, seen_ms(s) };
 
 	if (p->exact_passes) {
 		int64_t w = 0;
@@ -750,6 +749,9 @@ static void inplace_world(struct sim *s, struct gtrain *tr, unsigned w)
 	int64_t pause = ms_of(s->p->inplace_s), join = ms_of(s->p->join_s);
 	int64_t at;
 
+	/* elasticd's world after the launcher's own of that size. */
+	if (w && w == tr->world && tr->state != T_IDLE && !tr->next)
+		return;
 	s->res.resizes++;
 	train_to(s, tr, s->now);
 	if (!w) {
@@ -1009,6 +1011,21 @@ static void node_add(struct sim *s, uint32_t n)
 		free_push(s, n);
 }
 
+/* In place, a unit's crash found by the launcher: the survivors re-form
+ * at once without it, when min or more are left (elastic-run's world of
+ * its own); elasticd's next world follows. */
+static void own_world(struct sim *s, struct gjob *j)
+{
+	struct gtrain *tr = &s->group[j->group].tr;
+
+	if (s->policy != GOODSIM_INPLACE || j->role == ROLE_BASE ||
+	    !j->in_world || tr->world <= j->nnodes ||
+	    !options_size_allowed(&s->opts, tr->world - j->nnodes))
+		return;
+	j->in_world = false;
+	inplace_world(s, tr, tr->world - j->nnodes);
+}
+
 /* Slurm's timers: a crash found (the job fails: elasticd's unit ends,
  * Slurm requeues a native job), a grace run out (the job is ended, or
  * requeued). */
@@ -1031,6 +1048,8 @@ static int job_timers(struct sim *s)
 		if (j->phase != PHASE_RUNNING)
 			continue;
 		wake(s, &s->group[j->group]);
+		if (fail)
+			own_world(s, j);
 		if (s->policy == GOODSIM_NATIVE) {
 			if (job_requeue(s, j) < 0)
 				return elastic_errorf(s->err, "out of memory");

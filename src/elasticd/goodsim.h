@@ -27,8 +27,10 @@
  *   at a grow the world trains on while the joiners start (join_s), then
  *   re-forms (inplace_s); a crash stops the survivors at once (their
  *   collective fails) but loses nothing (each has the last completed
- *   step), and they go on in the next world elasticd forms.  A world's
- *   first launch is a relaunch, as on the restart path.
+ *   step); once the launcher knows (lost_s) they go on without a crashed
+ *   unit (its own world, when min or more are left), else in the next
+ *   world elasticd forms.  A world's first launch is a relaunch, as on
+ *   the restart path.
  * - GOODSIM_NATIVE: Slurm alone, `sbatch --requeue -N<max>`: the job
  *   runs only with all its nodes; a reclaimed node preempts it (its ranks
  *   checkpoint in the grace), it is requeued and waits for max nodes.

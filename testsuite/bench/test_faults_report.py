@@ -41,6 +41,13 @@ def main():
     check("fewer than 3 runs" in hang, "one run of three is said: " + hang)
     split = [r for r in rows if r.startswith("split between")][0]
     check(split.split()[-2:] == ["-", "-"], "no run: no figure")
+    check(crash.split()[-4:-2] == ["<", "15"], "the crash's target: " + crash)
+    batch = [r for r in rows if r.startswith("batch host crash")][0]
+    check(batch.endswith("(fewer than 3 runs)"), "under its target: " + batch)
+    slow = faults_report.table(faults_report.collect(
+        ["# figure: in place: hang: it goes on at 3 ranks in place: 16.0 s\n"]), 1)
+    hang_ip = [r for r in slow if r.startswith("hang") and "in place" in r][0]
+    check(hang_ip.endswith("(over the target)"), "over its target is said: " + hang_ip)
     check(len(rows) == len(faults_report.ROWS) + 1, "a header and a row per fault")
 
 

@@ -28,7 +28,16 @@ base_ran() { # base_ran SECONDS: the base job has run that long
 	st=$(date -d "$(job_field "$BASE" StartTime)" +%s 2>/dev/null) || return 1
 	[ "$(job_field "$BASE" JobState)" = RUNNING ] && [ $(($(date +%s) - st)) -ge "$1" ]
 }
-step_reached() { [ "$(rank0_step)" -ge "$1" ] 2>/dev/null || log_done; }
+step_reached() { [ "$(rank0_step)" -ge "$1" ] 2>/dev/null || log_done || base_ended; }
+# base_ended: the base job ended (not requeued: a requeue passes through
+# PENDING): the group is gone and no fault or recovery is left to wait
+# for.  Its state and reason are said once.
+base_ended() {
+	[ -n "$BASE" ] && ! log_done && job_gone_or_done "$BASE" || return 1
+	[ -n "$BASE_ENDED" ] && return 0
+	BASE_ENDED=1
+	run_fail "the base job $BASE ended: $(job_field "$BASE" JobState) ($(job_field "$BASE" Reason)), exit $(job_field "$BASE" ExitCode)"
+}
 # ckpt_newest: the newest checkpoint's name; ckpt_after NAME: one newer
 # than NAME is there (elastic-run prunes old ones: their count says
 # nothing).
@@ -157,6 +166,8 @@ wait_recovery() {
 		launcher_steady || st="not steady"
 		trained_at "$REC_T" "$REC_OFF" "$REC_R0" || tr=no
 		run_fail "no recovery from $REC_KIND within $REC_DL s: want world $REC_T; elasticd: $(gq "$BASE" '"%s world=%s" % (state, world)' 2>&1); launcher $st: $(grep '^elastic-run: .* event=' "$out" | tail -n1 | cut -c1-140); trained at $REC_T after line $REC_OFF (restart > $REC_R0): $tr"
+	elif [ -n "$BASE_ENDED" ]; then
+		echo "$REC_KIND timeout" >>"$FIGS"
 	elif log_done && ! trained_at "$REC_T" "$REC_OFF" "$REC_R0"; then
 		# The last steps ran before the new world came: nothing to time.
 		echo "$REC_KIND ended" >>"$FIGS"
@@ -172,7 +183,7 @@ wait_recovery() {
 	fi
 	REC_KIND=""
 }
-recovered_or_done() { recovered || log_done; }
+recovered_or_done() { recovered || log_done || base_ended; }
 # interrupted: the next fault fires before the pending recovery was seen.
 interrupted() {
 	[ -n "$REC_KIND" ] || return 0

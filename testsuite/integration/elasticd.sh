@@ -608,6 +608,29 @@ left_world() {
 		diag "$(drained_for "$node")"
 }
 
+# split_prepare NODE BASE: the addresses of every other compute node of
+# group BASE but its batch host, for split_apply to cut NODE off from
+# (blackhole routes in its network namespace; Slurm sees nothing);
+# split_heal gives them back (at exit too).
+SPLIT_NODE="" SPLIT_PEERS=""
+split_prepare() {
+	local h batch
+	batch=$(job_field "$2" BatchHost)
+	[ -n "$SPLIT_NODE" ] || at_exit split_heal
+	SPLIT_NODE=$1
+	SPLIT_PEERS=$(for h in $(scontrol show hostnames "$(squeue -h -o %N -j "$2")") $(for u in $(running_units "$2"); do job_hosts "$u"; done); do
+		[ "$h" = "$1" ] || [ "$h" = "$batch" ] || "$MINICLUSTER" exec "$1" getent hosts "$h" | awk '{ print $1 }'
+	done | sort -u)
+	diag "split: $1 from $(echo $SPLIT_PEERS) (the batch host $batch reached by all)"
+}
+split_apply() { local a; for a in $SPLIT_PEERS; do "$MINICLUSTER" exec "$SPLIT_NODE" ip route add blackhole "$a/32"; done; }
+split_heal() {
+	local a
+	for a in $SPLIT_PEERS; do "$MINICLUSTER" exec "$SPLIT_NODE" ip route del blackhole "$a/32" 2>/dev/null; done
+	SPLIT_PEERS=""
+	return 0
+}
+
 # slurmd_timeout_for_test S: SlurmdTimeout=S in slurm.conf (Slurm's
 # default, 300, for the tests that show faults found before Slurm finds
 # them), the cluster's own restored at the test's end.

@@ -13,7 +13,9 @@
 #      same, and the ranks it still runs are in no world;
 #   4. a unit's node split from the other compute nodes while it and they
 #      still reach the controller (Slurm sees nothing wrong, ever): the
-#      world goes on with the side that holds the batch host.
+#      world goes on with the side that holds the batch host;
+#   5. a unit's node while the controller's host is cut off: named as
+#      soon, Slurm asked nothing.
 # No other node is ever taken for lost (no false alarm).  elasticd drains
 # each node named (SuspectNodes=drain), three in the hour at most
 # (SuspectDrainsPerHour=3): the fourth is only reported.  An admin
@@ -22,7 +24,7 @@
 . "$(dirname "$0")/elasticd.sh"
 ed_setup
 
-plan 40
+plan 44
 
 [ "${MC_HOSTS:-0}" = 1 ] || bail "needs the cluster of hosts (MC_HOSTS=1)"
 HB=3 FAULT=2
@@ -152,8 +154,33 @@ capped() { grep -q "node $node suspect (lost): reported (SuspectDrainsPerHour re
 ok "4: elasticd only reports $node: three drains this hour already" wait_until 10 capped
 like "4: Slurm saw nothing wrong with $node, and it is not drained" "$(sinfo -h -N -n "$node" -o %t)" '^(idle|alloc|mix|comp)$'
 unsplit
------------------------------------------------------------
-is "four nodes named lost, no other" "$(grep -c 'cause=node-lost' "$out")" 4
+
+# --- 5. a unit's node crashes while the controller's host is cut off -------------
+# Slurm answers nothing while the cut lasts (each call waits some 25 s):
+# the launcher asks the host's slurmd at the address it read at the
+# launch, and names the node before the controller is back.
+# (The split node's unit may have been replaced at once.)
+world_is() { grep -E 'event=ranks-up ' "$out" | tail -n1 | grep -qE " nnodes=$1 "; }
+ok "5: the world is back at 3" wait_until 90 world_is 3
+unit=$(newest_unit)
+node=$(job_hosts "$unit")
+mark=$(wc -l <"$out")
+ctl_heal() { "$MINICLUSTER" heal ctl >/dev/null; }
+"$MINICLUSTER" cut ctl >/dev/null
+at_exit ctl_heal
+tc=$(now)
+node_fail "$node"
+ok "5: with the controller cut off, elastic-run names $node lost" \
+	wait_until 20 bash -c "tail -n +$((mark + 1)) '$out' | grep -qE 'cause=node-lost node=$node '"
+figure "heartbeat: crash of a unit's node, the controller cut off, to the launcher's word: $(secs_since "$tc") s (timeout $HB s)"
+ctl_heal
+ok "5: once the controller is back, the world goes on without $node" \
+	wait_until 90 bash -c "tail -n +$((mark + 1)) '$out' | grep -qE 'event=ranks-up '"
+ok "5: ... and $node is in no world" unlike_world
+node_resume "$node"
+
+# --- no false alarm -----------------------------------------------------------------
+is "five nodes named lost, no other" "$(grep -c 'cause=node-lost' "$out")" 5
 is "no late heartbeat from a healthy node" "$(grep -c 'event=heartbeat-late' "$out")" 0
 is "the group still runs" "$(job_field "$base" JobState)" RUNNING
 ok "no heartbeat step outlives its launch" bash -c "[ \$(squeue -h -s -j $base -o %j | grep -c elastic-heartbeat) -le 1 ]"

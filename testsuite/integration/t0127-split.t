@@ -35,17 +35,11 @@ ok "the ranks report their steps" wait_until 60 bash -c "grep -qE '^step [0-9]+ 
 
 unit=$(running_units "$base" | tr ' ' '\n' | sed '/^$/d' | tail -n1)
 node=$(job_hosts "$unit")
-batch=$(job_field "$base" BatchHost)
 # Its packets to every other compute node but the batch host go nowhere.
-peers=$(for h in $(scontrol show hostnames "$(squeue -h -o %N -j "$base")") $(for u in $(running_units "$base"); do job_hosts "$u"; done); do
-	[ "$h" = "$node" ] || [ "$h" = "$batch" ] || "$MINICLUSTER" exec "$node" getent hosts "$h" | awk '{ print $1 }'
-done | sort -u)
-unsplit() { local a; for a in $peers; do "$MINICLUSTER" exec "$node" ip route del blackhole "$a/32" 2>/dev/null; done; return 0; }
-at_exit unsplit
-diag "split: $node from $(echo $peers) (the batch host $batch reached by all)"
+split_prepare "$node" "$base"
 mark=$(wc -l <"$out")
 t_phase=$(now)
-for a in $peers; do "$MINICLUSTER" exec "$node" ip route add blackhole "$a/32"; done
+split_apply
 ok "elastic-run finds the split and lets $node go" wait_until 90 bash -c "tail -n +$((mark + 1)) '$out' | grep -qE 'event=split .*left=$node kept=3'" ||
 	diag "$(tail -n +$((mark + 1)) "$out" | grep -E 'elastic-run:' | tail -n 15)"
 figure "split: the routes cut to the launcher's word: $(secs_since "$t_phase") s"
@@ -58,5 +52,5 @@ held() { for u in $(running_units "$base"); do job_hosts "$u"; done | grep -qx "
 no_two_worlds() { ! tail -n +$((mark + 1)) "$out" | grep -E 'event=(launch|relaunch) ' | grep -qE "[=,]$unit:" && ! held; }
 ok "no world since holds its unit nor $node (no two worlds)" no_two_worlds
 like "the job runs on" "$(job_field "$base" JobState)" '^RUNNING$'
-unsplit
+split_heal
 done_testing

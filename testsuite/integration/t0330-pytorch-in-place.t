@@ -36,31 +36,6 @@ mkdir -p "$ref" && chmod 777 "$ref"
 REF=$(sed -n 's/^final loss \([0-9.e+-]*\)$/\1/p' "$ref/out")
 like "the uninterrupted run on 1 rank gives a final loss" "$REF" '^[0-9]'
 
-# world_at W: the in-place world number of the newest world of W ranks
-# (rank 0's "up" or "resized" line); pids_in N: the rank processes of
-# in-place world N, sorted.
-world_at() { log "^train_ddp: .* event=(up|resized) rank=0 world=$1 " | tail -n1 | sed -nE 's/.* world_no=([0-9]+).*/\1/p'; }
-pids_in() { log "^train_ddp: .* event=(up|resized) .* world_no=$1 " | sed -nE 's/.* pid=([0-9]+).*/\1/p' | sort -n | tr '\n' ' '; }
-# steps_in N: the steps the ranks of world N started it at, one per line.
-steps_in() { log "^train_ddp: .* event=(up|resized) .* world_no=$1 " | sed -nE 's/.* step=([0-9]+) .*/\1/p' | sort -u; }
-subset() { [ -n "$1" ] || return 1; local p; for p in $1; do case " $2 " in *" $p "*) ;; *) return 1 ;; esac; done; }
-last_world=1
-# inplace_phase W DESC [SECONDS]: within SECONDS (90) a world of W ranks
-# after the last one, resized in place, trains a step; a figure.
-inplace_phase() {
-	# shellcheck disable=SC2034 # n is the eval's
-	local w=$1 desc=$2 secs=${3:-90} n
-	if ! wait_until "$secs" eval "n=\$(world_at $w); [ -n \"\$n\" ] && [ \"\$n\" -gt $last_world ] &&
-		log '^train_ddp: .* event=stepped rank=0 world=$w ' | grep -q ."; then
-		_report 1 "$desc"
-		diag "$(grep -E 'elastic-run:|^train_ddp' "$out" | tail -n 20)"
-		return 1
-	fi
-	last_world=$(world_at "$w")
-	_report 0 "$desc"
-	figure "$PHASE_FIGURE: $desc: $(secs_since "$t_phase") s"
-}
-
 ok "elasticd starts" ed_start
 fill=$(filler preempt 3)
 ok "3 of the 4 preemptible nodes are busy" wait_until 30 job_running "$fill"

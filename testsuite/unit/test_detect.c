@@ -70,6 +70,30 @@ static void never_heard_gets_start_allowance(void **state)
 	detect_free(&d);
 }
 
+/* A node not heard yet is asked about once the timeout has passed, then
+ * once per timeout while its start allowance runs: a host that crashed
+ * just after the launch is found then. */
+static void unheard_probed(void **state)
+{
+	struct detect d;
+
+	(void)state;
+	three(&d);
+	assert_int_equal(detect_heard(&d, "n1", 101), 0);
+	assert_int_equal(detect_unheard(&d, 104), -1); /* within 5 s */
+	assert_int_equal(detect_unheard(&d, 105.5), 1);
+	detect_probed(&d, 1, 105.5); /* its host answers */
+	assert_int_equal(detect_unheard(&d, 105.5), 2);
+	detect_probed(&d, 2, 105.5);
+	assert_int_equal(detect_unheard(&d, 110), -1);
+	assert_int_equal(detect_unheard(&d, 110.6), 1);
+	/* Heard, or leaving: not asked about. */
+	assert_int_equal(detect_heard(&d, "n2", 110.6), 1);
+	assert_int_equal(detect_heard(&d, "n3 TERM", 110.6), 2);
+	assert_int_equal(detect_unheard(&d, 200), -1);
+	detect_free(&d);
+}
+
 /* Slurm signalling the heartbeat (preemption, scancel, time limit): the
  * node leaves, it is not lost. */
 static void leaving_never_lost(void **state)
@@ -178,6 +202,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(silent_after_timeout),
 		cmocka_unit_test(never_heard_gets_start_allowance),
+		cmocka_unit_test(unheard_probed),
 		cmocka_unit_test(leaving_never_lost),
 		cmocka_unit_test(stray_lines),
 		cmocka_unit_test(defer_late),

@@ -388,6 +388,19 @@ static void test_inplace(void **state)
 	assert_true(e.repeated > 0);
 	assert_float_equal(i.repeated, 0, 0);
 	assert_true(i.samples > e.samples + e.repeated);
+	/* the launcher found it (lost_s): the survivors go on at once
+	 * without its unit, whatever the fault timeout, which the restart
+	 * path waits before its relaunch */
+	{
+		struct goodsim_result i2, e2;
+
+		p.fault_timeout_s = 600;
+		i2 = run(&p, half, GOODSIM_INPLACE);
+		e2 = run(&p, half, GOODSIM_ELASTIC);
+		assert_float_equal(i2.samples, i.samples, i.samples / 1000);
+		assert_true(e2.samples < e.samples - 5 * 10 * 500);
+		p.fault_timeout_s = 20;
+	}
 	/* its costs are checked as the others */
 	p.inplace_s = -1;
 	assert_int_equal(goodsim_check(&p, &err), -1);

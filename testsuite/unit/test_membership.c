@@ -249,6 +249,50 @@ static void test_same(void **state)
 	free(b);
 }
 
+/* A world of the launcher's own: the members lost left out, in order,
+ * the rest (generation, master) kept; never the base. */
+/* clang-format off */
+static const char four_members[] =
+	"{\"id\":100,\"generation\":7,\"master_addr\":\"10.0.0.1\",\"members\":["
+	MEMBER(100, "base", "running", 2, "\"n[1-2]\"", "true") ","
+	MEMBER(101, "preemptible", "running", 1, "\"n3\"", "true") ","
+	MEMBER(102, "preemptible", "running", 1, "\"n4\"", "true") ","
+	MEMBER(103, "ondemand", "running", 2, "\"o[1-2]\"", "true") "]}";
+/* clang-format on */
+
+static void test_without(void **state)
+{
+	struct members *a = parse_ok(four_members, 1);
+	struct members *out = malloc(sizeof(*out));
+	elastic_error_t err = { "" };
+	const uint32_t lost[] = { 102, 101, 999 }, base[] = { 103, 100 };
+
+	(void)state;
+	assert_non_null(out);
+	memset(out, 0x5a, sizeof(*out));
+	assert_int_equal(members_without(a, lost, 3, out, &err), 0);
+	assert_int_equal(out->n, 2);
+	assert_int_equal(out->nnodes, 4);
+	assert_int_equal(out->generation, 7);
+	assert_false(out->degraded);
+	assert_int_equal(out->m[0].job_id, 100);
+	assert_string_equal(member_nodes(out, 0), "n[1-2]");
+	assert_int_equal(out->m[1].job_id, 103);
+	assert_string_equal(member_nodes(out, 1), "o[1-2]");
+	assert_string_equal(out->master_host, a->master_host);
+	assert_string_equal(out->master_addr, a->master_addr);
+	assert_false(members_same(a, out));
+	/* Nothing left out: the same world. */
+	assert_int_equal(members_without(a, lost, 0, out, &err), 0);
+	assert_true(members_same(a, out));
+	assert_int_equal(members_without(a, base, 2, out, &err), -1);
+	assert_non_null(strstr(err.text, "job 100 is the base"));
+	a->n = 0;
+	assert_int_equal(members_without(a, lost, 1, out, &err), -1);
+	free(a);
+	free(out);
+}
+
 /* The client takes the address server_choose() picked (test_server tests
  * the choice), the munge socket and elasticd's user. */
 static void test_client(void **state)
@@ -330,6 +374,7 @@ int main(void)
 		cmocka_unit_test(test_bad_documents),
 		cmocka_unit_test(test_bounds),
 		cmocka_unit_test(test_same),
+		cmocka_unit_test(test_without),
 		cmocka_unit_test(test_client),
 		cmocka_unit_test(test_job_is_ours),
 	};

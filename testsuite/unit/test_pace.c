@@ -77,6 +77,21 @@ static void names_the_laggard(void **state)
 	pace_free(&p);
 }
 
+/* Ranks 0..3 (two a node) report step 11, sleeping, at t=111; rank odd
+ * reports step `step` in process state `ps` at `at`. */
+static void hear_one_odd(struct pace *p, unsigned odd, unsigned step, char ps,
+			 double at)
+{
+	for (unsigned r = 0; r < 4; r++) {
+		char line[128];
+
+		snprintf(line, sizeof(line), "n%u r%u=%u/0/r/900/20/%c", r / 2,
+			 r, r == odd ? step : 11, r == odd ? ps : 'S');
+		assert_int_equal(
+		    pace_heard(p, r / 2, line, r == odd ? at : 111), 0);
+	}
+}
+
 /* Every rank at the same step (rank 1 stopped just after its report, the
  * others wait for it in the next collective), rank 1 even a little
  * later than the rest: its stopped process names it, not the clock. */
@@ -87,14 +102,7 @@ static void names_the_frozen(void **state)
 
 	(void)state;
 	four_stepping(&p, 5);
-	for (unsigned r = 0; r < 4; r++) {
-		char line[128];
-
-		snprintf(line, sizeof(line), "n%u r%u=11/0/r/900/20/%c", r / 2,
-			 r, r == 1 ? 'T' : 'S');
-		assert_int_equal(
-		    pace_heard(&p, r / 2, line, r == 1 ? 111.2 : 111), 0);
-	}
+	hear_one_odd(&p, 1, 11, 'T', 111.2);
 	assert_true(p.r[1].frozen && !p.r[0].frozen);
 	assert_int_equal(pace_hung(&p, 116.5, &s), 1);
 	assert_true(s > 5.2 && s < 5.4);
@@ -107,6 +115,27 @@ static void names_the_frozen(void **state)
 	/* Without the state (an older node task), the clock decides. */
 	assert_int_equal(pace_heard(&p, 1, "n1 r2=11/0/r", 117.5), 0);
 	assert_true(!p.r[2].frozen);
+	pace_free(&p);
+}
+
+/* A stopped rank whose record is newer than its waiting peers' (it
+ * stopped just after it reported, or is a joiner first heard late) is
+ * still the one named, once the world hangs. */
+static void names_the_stopped(void **state)
+{
+	struct pace p;
+	double s = 0;
+
+	(void)state;
+	four_stepping(&p, 5);
+	hear_one_odd(&p, 3, 3, 'T', 112);
+	assert_true(p.r[3].stopped && !p.r[0].stopped);
+	assert_int_equal(pace_hung(&p, 115, &s), -1); /* not yet */
+	assert_int_equal(pace_hung(&p, 116.5, &s), 3);
+	/* In D only: the clock decides among those past the timeout. */
+	assert_int_equal(pace_heard(&p, 1, "n1 r3=3/0/r/900/20/D", 112), 0);
+	assert_true(!p.r[3].stopped && p.r[3].frozen);
+	assert_int_equal(pace_hung(&p, 116.5, &s), 0);
 	pace_free(&p);
 }
 
@@ -201,6 +230,7 @@ int main(void)
 		cmocka_unit_test(derived_timeout),
 		cmocka_unit_test(names_the_laggard),
 		cmocka_unit_test(names_the_frozen),
+		cmocka_unit_test(names_the_stopped),
 		cmocka_unit_test(saving_is_no_hang),
 		cmocka_unit_test(first_step_and_old_records),
 		cmocka_unit_test(stale_record_elsewhere),
