@@ -563,4 +563,6 @@ def train_in_place(args):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Not sys.exit: the interpreter's teardown frees the DDP module's
+    # process group, where torch may abort or hang (exit_rank()).
+    slurm_elastic.exit_rank(main())

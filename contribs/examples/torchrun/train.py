@@ -153,3 +153,4 @@ def main():
 
 if __name__ == "__main__":
     main()
+    slurm_elastic.exit_rank(0)  # slurm-elastic: no teardown, torch may abort in it

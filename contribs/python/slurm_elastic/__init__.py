@@ -77,6 +77,7 @@ import threading
 import warnings
 from typing import List, NoReturn, Optional
 
+from ._exit import exit_rank
 from ._progress import progress, saving
 
 __all__ = [
@@ -93,6 +94,7 @@ __all__ = [
     "elastic_signal",
     "elastic_world",
     "exit_for_event",
+    "exit_rank",
     "torch_store_fallback",
     "list_checkpoints",
     "load_checkpoint",
@@ -230,8 +232,10 @@ EXIT_EVENT = 75
 def exit_for_event() -> NoReturn:
     """Leave the rank with :data:`EXIT_EVENT`: "stopped for an elastic
     event, relaunch me", never to be mistaken for the end of training.
-    Raises SystemExit, so ``finally`` blocks and atexit handlers run."""
-    raise SystemExit(EXIT_EVENT)
+    It is ``exit_rank(EXIT_EVENT)``: atexit handlers run, the interpreter
+    is not torn down (torch may abort or hang there), ``finally`` blocks
+    do not run."""
+    exit_rank(EXIT_EVENT)
 
 
 def elastic_signal() -> int:

@@ -25,7 +25,10 @@ or "failed" when it cannot join one (elastic-run then takes the restart
 path).
 
 A thread reads the channel, so that a world arrives while the main thread
-trains or is stuck in a collective whose peer died; the training loop
+trains or is stuck in a collective whose peer died.  When the launcher
+found nodes lost, hung or split off, its world names them ("lost"), and
+the thread shuts down the rank's connections to them: a collective
+blocked on them fails at once, not at its timeout.  The training loop
 asks :meth:`WorldClient.latest` once a step (no system call) or blocks in
 :meth:`WorldClient.wait`.  Whatever goes wrong on the channel (a bad MAC,
 a malformed message, the launcher gone) loses it for good: the reader
@@ -46,13 +49,15 @@ from typing import Optional
 
 from . import ElasticEnvError, _num
 
-__all__ = ["InPlaceError", "WorldClient", "WorldMsg", "parse_world"]
+__all__ = ["InPlaceError", "WorldClient", "WorldMsg", "drop_connections",
+           "parse_world", "shutdown_sockets", "socket_inodes"]
 
 PROTO = "elastic-inplace/1"
 LINE_MAX = 1024  # a header line, '\n' included, as INPLACE_LINE_MAX
 PAYLOAD_MAX = 1024 * 1024
 NODE_MAX = 255
 PATHS = ("in-place", "restart", "stop")
+LOST_MAX = 64  # addresses in a world's "lost" item
 
 _INT_MAX = 2**31 - 1
 _JOB_MAX = 2**32 - 1
@@ -98,6 +103,9 @@ class WorldMsg:
     #: (job, offset, nodes): member job's ranks from offset on, its
     #: nodes in Slurm's order
     members: tuple
+    #: the addresses of the nodes that left the last world by a fault
+    #: (lost, hung, split off): their ranks cannot take part in leaving
+    lost: tuple = ()
 
     def rank_of(self, job: int, node: str, local: int) -> Optional[int]:
         """The rank of local rank ``local`` on ``node`` of member ``job``
@@ -168,6 +176,11 @@ def parse_world(payload: bytes, number: int) -> WorldMsg:
             raise bad(i, raw, "%s given twice" % name)
         if name == "path" and len(f) == 2 and f[1] in PATHS:
             v = f[1]
+        elif name == "lost" and len(f) == 2:
+            v = tuple(f[1].split(","))
+            if len(v) > LOST_MAX or not all(_HOST.match(a) for a in v):
+                raise bad(i, raw, "not 'lost ADDR[,ADDR...]' (1 to %d "
+                          "addresses)" % LOST_MAX)
         elif name in ("size", "nproc") and len(f) == 2:
             v = _dec(f[1], 1, _INT_MAX)
             if v is None:
@@ -183,7 +196,7 @@ def parse_world(payload: bytes, number: int) -> WorldMsg:
             v = _dec(f[1], 0, _INT_MAX)
             if v is None:
                 raise bad(i, raw, "src not 0 to %d" % _INT_MAX)
-        elif name in ("path", "size", "nproc", "master", "src"):
+        elif name in ("path", "size", "nproc", "master", "src", "lost"):
             raise bad(i, raw, "malformed %s" % name)
         else:
             raise bad(i, raw, "unknown item %.32r" % name)
@@ -215,7 +228,8 @@ def parse_world(payload: bytes, number: int) -> WorldMsg:
                       % (offset, offset + len(nodes) * nproc - 1, size))
     addr, port = items["master"][2]
     return WorldMsg(number, path, size, nproc, addr, port, src,
-                    tuple(m[2] for m in members))
+                    tuple(m[2] for m in members),
+                    items["lost"][2] if "lost" in items else ())
 
 
 def _split_addr(addr):
@@ -232,6 +246,101 @@ def _split_addr(addr):
     return host, p
 
 
+def _plain_ip(ip):
+    """An address as a peer's socket shows it: no zone, no IPv4 mapping."""
+    ip = ip.split("%", 1)[0]
+    return ip[7:] if ip.startswith("::ffff:") and "." in ip else ip
+
+
+def _ips_of(hosts):
+    """The IP addresses the hosts resolve to (those that resolve)."""
+    ips = set()
+    for h in hosts:
+        try:
+            for info in socket.getaddrinfo(h, None,
+                                           proto=socket.IPPROTO_TCP):
+                ips.add(_plain_ip(info[4][0]))
+        except (OSError, UnicodeError):
+            pass
+    return ips
+
+
+def socket_inodes() -> dict:
+    """This process's sockets now: descriptor -> inode."""
+    out = {}
+    try:
+        names = os.listdir("/proc/self/fd")
+    except OSError:
+        return out
+    for name in names:
+        try:
+            link = os.readlink("/proc/self/fd/" + name)
+        except OSError:
+            continue
+        if name.isdigit() and link.startswith("socket:["):
+            out[int(name)] = link[8:-1]
+    return out
+
+
+def _shutdown(fd, wanted) -> bool:
+    """Shut down the connected TCP stream at descriptor fd when
+    wanted(its socket) says so; the descriptor stays open for its
+    owner.  True when it did."""
+    try:
+        dup = os.dup(fd)
+    except OSError:
+        return False  # closed meanwhile
+    try:
+        s = socket.socket(fileno=dup)
+    except OSError:
+        os.close(dup)
+        return False
+    with s:
+        try:
+            if s.type != socket.SOCK_STREAM or \
+                    s.family not in (socket.AF_INET, socket.AF_INET6) or \
+                    s.getsockopt(socket.SOL_SOCKET, socket.SO_ACCEPTCONN) or \
+                    not wanted(s):
+                return False
+            s.shutdown(socket.SHUT_RDWR)
+            return True
+        except OSError:
+            return False  # not connected
+
+
+def shutdown_sockets(socks, spare_port=None) -> int:
+    """Shut down the connections of ``socks`` (descriptor -> inode, as
+    :func:`socket_inodes` gave them) that are still open as they were,
+    but listening sockets and connections from or to ``spare_port`` (a
+    rendezvous store, whose threads end the process on an error);
+    returns how many.  The descriptors stay open for their owner."""
+    now = socket_inodes()
+
+    def wanted(s):
+        return spare_port not in (s.getsockname()[1], s.getpeername()[1])
+    return sum(1 for fd, ino in socks.items()
+               if now.get(fd) == ino and _shutdown(fd, wanted))
+
+
+def drop_connections(hosts, keep=()) -> int:
+    """Shut down this process's TCP connections to ``hosts`` (addresses
+    or names), but the descriptors in ``keep``; returns how many.
+
+    A collective blocked on a peer that will never answer (its node
+    lost, its ranks stopped, a split between them) then fails at once,
+    its stream ended, rather than at the process group's timeout.  The
+    descriptors stay open: their owner (the process group) closes them.
+    """
+    ips = _ips_of(hosts)
+    if not ips:
+        return 0
+
+    def wanted(s):
+        return _plain_ip(s.getpeername()[0]) in ips
+    return sum(1 for fd in socket_inodes()
+               if fd not in keep and _shutdown(fd, wanted))
+
+
 class WorldClient:
     """A rank's connection to the world channel.
 
@@ -240,7 +349,10 @@ class WorldClient:
     :meth:`joined` and :meth:`failed` answer.  Once :attr:`lost` is set,
     nothing more is read from the channel nor sent on it.
     ``on_world``, if set, is called from the reader thread with each new
-    world (its exceptions are ignored: the reader must go on).
+    world (its exceptions are ignored: the reader must go on).  A world
+    that names nodes lost (:attr:`WorldMsg.lost`) has the reader shut
+    down the process's connections to them (:func:`drop_connections`),
+    unless ``drop_lost`` is False; ``dropped`` counts them.
     """
 
     def __init__(self, addr: str, port: int, token: str, world: int,
@@ -266,6 +378,8 @@ class WorldClient:
         self.connect_timeout = connect_timeout
         self.wait_seconds = 60
         self.on_world = None
+        self.drop_lost = True
+        self.dropped = 0
         self._key = token.encode("ascii")
         self._cnonce = secrets.token_hex(16)
         self._sock = None
@@ -470,6 +584,9 @@ class WorldClient:
                         continue
                     self._newest = w
                     self._cond.notify_all()
+                if w.lost and self.drop_lost:
+                    self.dropped += drop_connections(w.lost,
+                                                     keep=(sock.fileno(),))
                 cb = self.on_world
                 if cb is not None:
                     try:

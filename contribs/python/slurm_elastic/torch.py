@@ -16,15 +16,15 @@ in one small all-reduce, so that every rank stops after the same step::
 import collections
 import datetime
 import os
+import pickle
 import signal
-import sys
 import warnings
 
 import torch
 import torch.distributed as dist
 
 from . import (EXIT_EVENT, elastic_event_detected, elastic_signal,
-               progress, size_config_vars, torch_store_fallback)
+               exit_rank, progress, size_config_vars, torch_store_fallback)
 
 __all__ = ["InPlace", "destroy_process_group", "event_agreed",
            "init_process_group"]
@@ -50,6 +50,31 @@ def _hold(t):
     return t
 
 
+def _device(group=None):
+    """Where a collective's tensor lives: the current CUDA device for
+    NCCL, else the CPU."""
+    if dist.get_backend(group) == "nccl":
+        return torch.device("cuda", torch.cuda.current_device())
+    return "cpu"
+
+
+def _broadcast_object(obj, src):
+    """src's obj on every rank: broadcast_object_list's work on tensors
+    held here (its own are let go while gloo's workers may still hold
+    them: see _held)."""
+    me = dist.get_rank() == src
+    data = torch.frombuffer(bytearray(pickle.dumps(obj)), dtype=torch.uint8) \
+        if me else None
+    n = _hold(torch.tensor([data.numel() if me else 0], dtype=torch.int64,
+                           device=_device()))
+    dist.broadcast(n, src)
+    if not me:
+        data = torch.empty(int(n.item()), dtype=torch.uint8)
+    data = _hold(data.to(_device()))
+    dist.broadcast(data, src)
+    return obj if me else pickle.loads(data.cpu().numpy().tobytes())
+
+
 def destroy_process_group(group=None):
     """:func:`torch.distributed.destroy_process_group`, then let go of the
     tensors this module's collectives used.  Call it in place of torch's
@@ -58,22 +83,6 @@ def destroy_process_group(group=None):
     dist.destroy_process_group(group)
     if group is None:
         _held.clear()
-
-
-def _leave():
-    """End a rank whose member left the world, at once: os._exit after
-    flushing stdio, no interpreter shutdown.  That shutdown frees the DDP
-    the script still holds, whose process group joins its worker thread
-    with the GIL held, while that thread may be freeing the last
-    collective's tensor, which needs the GIL: a deadlock, until Slurm
-    kills the rank at the end of its grace, holding the node the
-    preemptor waits for."""
-    for f in (sys.stdout, sys.stderr):
-        try:
-            f.flush()
-        except (OSError, ValueError, AttributeError):
-            pass  # closed or replaced: nothing to flush
-    os._exit(EXIT_EVENT)
 
 
 def init_process_group(*args, **kwargs):
@@ -108,12 +117,9 @@ def event_agreed(group=None) -> bool:
     step on every rank, as any collective.  With the NCCL backend the
     number lives on the current CUDA device.
     """
-    device = "cpu"
-    if dist.get_backend(group) == "nccl":
-        device = torch.device("cuda", torch.cuda.current_device())
     progress()
     flag = _hold(torch.tensor([1 if elastic_event_detected() else 0],
-                              dtype=torch.int32, device=device))
+                              dtype=torch.int32, device=_device(group)))
     dist.all_reduce(flag, op=dist.ReduceOp.MAX, group=group)
     return bool(flag.item())
 
@@ -145,11 +151,14 @@ class InPlace:
     size and go on from the step they are at; when the job grows, the new
     ranks start while the world trains on, and take the model, the
     optimizer and the position from the ranks already there (not from the
-    disk).  When a node dies, the survivors' collective fails (after at
-    most ``timeout``); :meth:`recover` takes them into the next world from
-    the state of the last step they all completed.  What cannot be done in
-    place falls back to the restart path: rank 0 checkpoints and the ranks
-    exit for the event, as with :func:`event_agreed`.  Without elastic-run
+    disk).  When a node dies, hangs or is split off, the survivors'
+    collective fails: at once when elastic-run found the node (its world
+    names it lost, and the old process group's connections are shut
+    down), else after at most ``timeout``; :meth:`recover` takes them
+    into the next world from the state of the last step they all
+    completed.  What cannot be done in place falls back to the restart
+    path: rank 0 checkpoints and the ranks exit for the event, as with
+    :func:`event_agreed`.  Without elastic-run
     (torchrun) or with ``--in-place=no`` the class takes the restart path
     at every event::
 
@@ -199,6 +208,9 @@ class InPlace:
         self.size_vars = size_config_vars(
             int(env.get("ELASTIC_NNODES", "0") or 0), env)
         self._objs = {}
+        self._pg_socks = {}  # the process group's: descriptor -> inode
+        self._store_port = None  # its rendezvous's
+        self.cut = 0  # the process group's connections shut down
         self._job = int(env.get("SLURM_JOB_ID", "0") or 0)
         self._node = env.get("SLURMD_NODENAME", "")
         self._local = int(env.get("LOCAL_RANK", "0") or 0)
@@ -211,6 +223,7 @@ class InPlace:
         self.joining = bool(self.client) and self.world_no == 0
         self._world = None
         if self.client:
+            self.client.on_world = self._on_world
             try:
                 self.client.connect()
             except (OSError, inplace.InPlaceError) as e:
@@ -226,7 +239,7 @@ class InPlace:
             self._world = w
             self._init(w)
         else:
-            init_process_group(backend, timeout=self.timeout)
+            self._pg_init(backend, timeout=self.timeout)
             self._rank, self._size = dist.get_rank(), dist.get_world_size()
 
     # --- where the rank is --------------------------------------------------
@@ -319,7 +332,7 @@ class InPlace:
                 dist.barrier()
             except RuntimeError:
                 pass
-        raise SystemExit(EXIT_EVENT)
+        exit_rank(EXIT_EVENT)  # no teardown: see exit_rank()
 
     def _move(self, w, broken=False):
         if w.path != "in-place":
@@ -331,8 +344,9 @@ class InPlace:
             pass
         if rank is None:
             # Our member left the world (its node is taken back): the
-            # state lives on in the others, nothing to save.
-            _leave()
+            # state lives on in the others, nothing to save.  At once:
+            # the preemptor waits for the node (and see exit_rank()).
+            exit_rank(EXIT_EVENT)
         self._world = w
         self._init(w)
         self._sync(w.src, survived=True)
@@ -349,9 +363,9 @@ class InPlace:
             _wait_listening(host, w.master_port, self.timeout)
         if ":" in host:
             host = "[%s]" % host
-        init_process_group(self.backend, init_method="tcp://%s:%d"
-                           % (host, w.master_port), rank=rank,
-                           world_size=w.size, timeout=self.timeout)
+        self._pg_init(self.backend, init_method="tcp://%s:%d"
+                      % (host, w.master_port), rank=rank,
+                      world_size=w.size, timeout=self.timeout)
         self._rank, self._size = rank, w.size
         nnodes = sum(len(nodes) for _, _, nodes in w.members)
         os.environ.update(RANK=str(rank), WORLD_SIZE=str(w.size),
@@ -362,34 +376,68 @@ class InPlace:
         self.size_vars = size_config_vars(nnodes)
         os.environ.update(self.size_vars)
 
+    def _pg_init(self, *args, **kwargs):
+        """init_process_group(), noting the sockets it opened: the
+        process group's (Gloo connects every pair at once), and its
+        rendezvous's."""
+        from . import inplace
+
+        before = inplace.socket_inodes()
+        init_process_group(*args, **kwargs)
+        self._pg_socks = {fd: ino for fd, ino in
+                          inplace.socket_inodes().items()
+                          if before.get(fd) != ino}
+        port = os.environ.get("MASTER_PORT", "")
+        self._store_port = self._world.master_port if self._world else \
+            int(port) if port.isdigit() else None
+
+    def _on_world(self, w):
+        """From the channel's reader: a world that names nodes lost ends
+        the old process group's connections, so that every survivor's
+        collective fails at once (not only those blocked on a lost peer:
+        the others wait on a survivor that has stopped waiting) and
+        :meth:`recover` takes them into it.  The group is left anyway."""
+        from . import inplace
+
+        if w.lost and w.path == "in-place":
+            self.cut += inplace.shutdown_sockets(self._pg_socks,
+                                                 self._store_port)
+
     def _sync(self, src, survived):
-        """Every rank of the new world takes src's state; the survivors
-        first check that they all stopped after the same step."""
+        """Every rank of the new world takes src's state, or, when the
+        survivors did not all stop after the same step, the state of the
+        first that went furthest."""
         step = int(self.position.get("step", 0)) if survived else -1
         t = _hold(torch.tensor([step, -step if survived else -(2**62)],
                                dtype=torch.int64))
         dist.all_reduce(t, op=dist.ReduceOp.MAX)
-        if survived and int(t[0].item()) != -int(t[1].item()):
-            # A survivor completed a step the others did not.
-            if self.client:
-                self.client.failed(self._world.number)
-            raise SystemExit(EXIT_EVENT)
+        top = int(t[0].item())
+        if top >= 0 and top != -int(t[1].item()):
+            # A peer died in the middle of a step's collectives: those
+            # whose all-reduce had completed (every rank's part in it)
+            # went on to the next step, the others did not.  The step
+            # is whole on the first: all take its state.
+            mine = dist.get_rank() if survived and step == top \
+                else dist.get_world_size()
+            v = _hold(torch.tensor([mine], dtype=torch.int64))
+            dist.all_reduce(v, op=dist.ReduceOp.MIN)
+            src = int(v.item())
         for name in sorted(self._objs):
             obj = self._objs[name]
             if isinstance(obj, torch.nn.Module):
                 for v in obj.state_dict().values():
-                    dist.broadcast(v, src)
+                    dist.broadcast(_hold(v), src)
             else:
-                box = [obj.state_dict() if dist.get_rank() == src else None]
-                dist.broadcast_object_list(box, src=src)
+                state = _broadcast_object(
+                    obj.state_dict() if dist.get_rank() == src else None, src)
                 if dist.get_rank() != src:
-                    obj.load_state_dict(box[0])
-        box = [{"position": self.position, "rng": torch.get_rng_state()}
-               if dist.get_rank() == src else None]
-        dist.broadcast_object_list(box, src=src)
+                    obj.load_state_dict(state)
+        box = _broadcast_object(
+            {"position": self.position, "rng": torch.get_rng_state()}
+            if dist.get_rank() == src else None, src)
         if dist.get_rank() != src:
-            self.position = dict(box[0]["position"])
-            torch.set_rng_state(box[0]["rng"])
+            self.position = dict(box["position"])
+            torch.set_rng_state(box["rng"])
 
     def _joined(self):
         self.world_no = self._world.number

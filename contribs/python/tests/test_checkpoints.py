@@ -261,6 +261,58 @@ os.unlink(marker)
                          (0, "rendezvous done True"), p.stderr)
 
 
+class InPlaceSync(unittest.TestCase):
+    """InPlace's state sync after a crash in the middle of a step: the
+    survivors whose all-reduce completed stepped on; all take the state
+    of the first of them, not the launcher's source (3 gloo ranks)."""
+
+    RANK = """
+import os, sys, torch, torch.distributed as dist
+from slurm_elastic.torch import InPlace
+rank, store, steps, src = int(sys.argv[1]), sys.argv[2], sys.argv[3], int(sys.argv[4])
+dist.init_process_group("gloo", init_method="file://" + store,
+                        rank=rank, world_size=3)
+el = InPlace.__new__(InPlace)
+el.client, el._world = None, None
+m = torch.nn.Linear(2, 1)
+with torch.no_grad():
+    for p in m.parameters():
+        p.fill_(float(rank))
+el._objs = {"model": m}
+el.position = {"step": int(steps.split(",")[rank])}
+el._sync(src, survived=True)
+print(el.position["step"], float(m.weight[0, 0]), float(m.bias[0]))
+dist.destroy_process_group()
+"""
+
+    def sync(self, steps, src):
+        # A file store: no port another process could take first.
+        d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, d, True)
+        store = os.path.join(d, "store")
+        env = dict(os.environ)
+        env.pop("ELASTIC_INPLACE_ADDR", None)
+        procs = [subprocess.Popen([sys.executable, "-c", self.RANK, str(r),
+                                   store, steps, str(src)], env=env,
+                                  stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True)
+                 for r in range(3)]
+        outs = []
+        for p in procs:
+            out, err = p.communicate(timeout=120)
+            self.assertEqual(p.returncode, 0, err)
+            outs.append(out.strip())
+        return outs
+
+    def test_same_step_takes_src(self):
+        self.assertEqual(self.sync("7,7,7", 2), ["7 2.0 2.0"] * 3)
+
+    def test_furthest_taken(self):
+        # Ranks 1 and 2 completed step 6; rank 0 did not: rank 1's.
+        self.assertEqual(self.sync("5,6,6", 0), ["6 1.0 1.0"] * 3)
+        self.assertEqual(self.sync("6,5,5", 2), ["6 0.0 0.0"] * 3)
+
+
 class TorchStoreFallback(unittest.TestCase):
     """torch_store_fallback(): USE_LIBUV=0 exactly when this torch needs
     it, never over the user's own setting, nothing before torch is

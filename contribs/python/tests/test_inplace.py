@@ -4,6 +4,7 @@ src/elastic-run/inplace.h."""
 
 import hashlib
 import hmac
+import os
 import secrets
 import socket
 import threading
@@ -130,6 +131,25 @@ class Parse(unittest.TestCase):
         self.assertEqual((w.master_addr, w.master_port, w.src),
                          ("fe80::1%eth0", 1, 1))
 
+    def test_lost(self):
+        self.assertEqual(parse_world(IN_PLACE, 7).lost, ())
+        w = parse_world(IN_PLACE + b"lost 10.0.0.5,n7,fe80::1%eth0\n", 7)
+        self.assertEqual(w.lost, ("10.0.0.5", "n7", "fe80::1%eth0"))
+        many = b",".join(b"n%d" % i for i in range(inplace.LOST_MAX))
+        self.assertEqual(len(parse_world(IN_PLACE + b"lost " + many + b"\n",
+                                         7).lost), inplace.LOST_MAX)
+        for line, why in ((b"lost " + many + b",x", "1 to 64 addresses"),
+                          (b"lost n1,,n2", "not 'lost ADDR"),
+                          (b"lost n/1", "not 'lost ADDR"),
+                          (b"lost", "malformed lost"),
+                          (b"lost n1 n2", "malformed lost")):
+            with self.assertRaises(InPlaceError, msg=line) as cm:
+                parse_world(IN_PLACE + line + b"\n", 7)
+            self.assertIn(why, str(cm.exception))
+        with self.assertRaises(InPlaceError) as cm:
+            parse_world(b"path restart\nlost n1\n", 7)
+        self.assertIn("an item in a restart world", str(cm.exception))
+
     def test_rank_of(self):
         w = parse_world(IN_PLACE, 7)
         # Survivors: OFFSET + index * nproc + local.
@@ -232,6 +252,108 @@ def env(**changes):
         else:
             e[k] = v
     return e
+
+
+def connected(host):
+    """A TCP connection from here to a listener on host: (ours, theirs)."""
+    ls = socket.create_server((host, 0))
+    with ls:
+        ours = socket.create_connection(ls.getsockname())
+        theirs, _ = ls.accept()
+    return ours, theirs
+
+
+class Drop(unittest.TestCase):
+    """drop_connections ends this process's connections to given hosts
+    (127.0.0.2 and 127.0.0.3 are this machine's too, on lo)."""
+
+    def setUp(self):
+        self.socks = []
+        for host in ("127.0.0.1", "127.0.0.2", "127.0.0.3"):
+            ours, theirs = connected(host)
+            self.socks.append((ours, theirs))
+            self.addCleanup(ours.close)
+            self.addCleanup(theirs.close)
+
+    def ended(self, s):
+        s.settimeout(0.05)
+        try:
+            return s.recv(1) == b""
+        except socket.timeout:
+            return False
+
+    def test_only_those_hosts(self):
+        (a, a2), (b, b2), (c, c2) = self.socks
+        # A reader blocked on b returns at once, its stream ended.
+        got = []
+        b.settimeout(5)
+        t = threading.Thread(target=lambda: got.append(b.recv(1)))
+        t.start()
+        time.sleep(0.1)
+        t0 = time.monotonic()
+        self.assertEqual(inplace.drop_connections(["127.0.0.2"]), 1)
+        t.join(5)
+        self.assertEqual(got, [b""])
+        self.assertLess(time.monotonic() - t0, 1)
+        # Its peer sees the end too; the others live on.
+        self.assertTrue(self.ended(b2))
+        for s in (a, a2, c, c2):
+            self.assertFalse(self.ended(s))
+        a.sendall(b"x")
+        self.assertEqual(a2.recv(1), b"x")
+
+    def test_shutdown_sockets(self):
+        (a, _), (b, b2), (c, _) = self.socks
+        before = inplace.socket_inodes()
+        self.assertIn(b.fileno(), before)
+        d, d2 = connected("127.0.0.1")
+        self.addCleanup(d2.close)
+        new = {fd: ino for fd, ino in inplace.socket_inodes().items()
+               if before.get(fd) != ino}
+        self.assertEqual(set(new), {d.fileno(), d2.fileno()})
+        # One closed and its descriptor reused by another socket: not
+        # that one.
+        fd = d.fileno()
+        d.close()
+        e = socket.socket(fileno=os.dup(b.fileno()))
+        self.addCleanup(e.close)
+        if e.fileno() != fd:
+            os.dup2(e.fileno(), fd)
+            self.addCleanup(os.close, fd)
+        self.assertEqual(inplace.shutdown_sockets(new), 1)  # d2 only
+        self.assertTrue(self.ended(d2))
+        for s in (a, b, c, b2):
+            self.assertFalse(self.ended(s))
+        # Never a listener, nor a connection of the spared port.
+        before = inplace.socket_inodes()
+        ls = socket.create_server(("127.0.0.1", 0))
+        self.addCleanup(ls.close)
+        f = socket.create_connection(ls.getsockname())
+        self.addCleanup(f.close)
+        f2, _ = ls.accept()
+        self.addCleanup(f2.close)
+        g, g2 = connected("127.0.0.1")
+        self.addCleanup(g.close)
+        self.addCleanup(g2.close)
+        new = {fd: ino for fd, ino in inplace.socket_inodes().items()
+               if before.get(fd) != ino}
+        self.assertEqual(len(new), 5)
+        self.assertEqual(inplace.shutdown_sockets(
+            new, spare_port=ls.getsockname()[1]), 2)  # g and g2
+        self.assertTrue(self.ended(g) and self.ended(g2))
+        self.assertFalse(self.ended(f) or self.ended(f2))
+        f3 = socket.create_connection(ls.getsockname())  # still listens
+        f3.close()
+
+    def test_keep_names_unresolved(self):
+        (a, _), (b, _), (c, _) = self.socks
+        self.assertEqual(inplace.drop_connections(
+            ["127.0.0.3", "no-such-host.invalid"], keep=(c.fileno(),)), 0)
+        self.assertEqual(inplace.drop_connections(
+            ["no-such-host.invalid"]), 0)
+        self.assertEqual(inplace.drop_connections([]), 0)
+        for s in (a, b, c):
+            self.assertFalse(self.ended(s))
 
 
 class FromEnv(unittest.TestCase):
@@ -355,6 +477,37 @@ class Channel(unittest.TestCase):
         p.send_world(5, b"path stop\n")
         self.assertEqual(self.client.wait(4, 5).path, "stop")
         self.assertIsNone(self.client.lost)
+
+    def test_lost_dropped(self):
+        ours, theirs = connected("127.0.0.2")
+        self.addCleanup(ours.close)
+        self.addCleanup(theirs.close)
+        p = self.up()
+        p.send_world(4, IN_PLACE + b"lost 127.0.0.2\n")
+        self.assertEqual(self.client.wait(3, 5).lost, ("127.0.0.2",))
+        ours.settimeout(5)
+        self.assertEqual(ours.recv(1), b"")
+        deadline = time.monotonic() + 5  # counted once the drop returns
+        while self.client.dropped == 0 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        self.assertEqual(self.client.dropped, 1)
+        self.assertIsNone(self.client.lost)  # the channel itself stays
+        p.send_world(5)
+        self.assertEqual(self.client.wait(4, 5).number, 5)
+
+    def test_lost_kept_when_asked(self):
+        ours, theirs = connected("127.0.0.2")
+        self.addCleanup(ours.close)
+        self.addCleanup(theirs.close)
+        self.client.drop_lost = False
+        p = self.up()
+        p.send_world(4, IN_PLACE + b"lost 127.0.0.2\n")
+        self.assertEqual(self.client.wait(3, 5).number, 4)
+        p.send_world(5)
+        self.assertEqual(self.client.wait(4, 5).number, 5)
+        ours.sendall(b"x")
+        self.assertEqual(theirs.recv(1), b"x")
+        self.assertEqual(self.client.dropped, 0)
 
     def test_latest_and_wait(self):
         p = self.up()

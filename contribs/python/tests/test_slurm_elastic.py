@@ -388,6 +388,60 @@ class FreshProcess(unittest.TestCase):
 
 
 
+class ExitRank(unittest.TestCase):
+    """exit_rank() and exit_for_event(): the status chosen, atexit
+    handlers run, files flushed, and no teardown (a thread that never
+    ends would hold it, an object freed in it would say so)."""
+
+    CODE = """
+        import atexit, os, sys, threading
+        import slurm_elastic as se
+        class Torn:
+            def __del__(self):
+                os.write(2, b"torn down")
+        keep = Torn()
+        atexit.register(lambda: print("atexit", end=" "))
+        f = open(os.environ["OUT"], "w")
+        f.write("buffered")
+        sys.stdout.write("stdout")
+        threading.Thread(target=threading.Event().wait).start()
+        %s
+        """
+
+    def run_exit(self, call):
+        import tempfile
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "out")
+            p = run_python(self.CODE % call, OUT=out)
+            with open(out) as f:
+                return p, f.read()
+
+    def test_exit_rank(self):
+        for status in (0, 3, se.EXIT_EVENT):
+            p, written = self.run_exit("se.exit_rank(%d)" % status)
+            self.assertEqual((p.returncode, p.stdout, p.stderr, written),
+                             (status, "stdoutatexit ", "", "buffered"))
+
+    def test_exit_for_event(self):
+        p, written = self.run_exit("se.exit_for_event()")
+        self.assertEqual((p.returncode, p.stdout, p.stderr, written),
+                         (75, "stdoutatexit ", "", "buffered"))
+
+    def test_teardown_is_what_it_skips(self):
+        # The same program ended by sys.exit waits for its thread: the
+        # check above could not pass with a teardown.
+        with self.assertRaises(subprocess.TimeoutExpired):
+            import tempfile
+            with tempfile.TemporaryDirectory() as d:
+                e = dict(os.environ, OUT=os.path.join(d, "out"))
+                e["PYTHONPATH"] = os.path.dirname(
+                    os.path.dirname(os.path.abspath(se.__file__)))
+                subprocess.run([sys.executable, "-c", textwrap.dedent(
+                    self.CODE % "sys.exit(0)")], env=e,
+                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                    timeout=3)
+
+
 class SizeConfig(unittest.TestCase):
     """size_config_vars: as the SPANK plugin's sizeconf_foreach."""
 
