@@ -77,6 +77,7 @@ static const struct key {
 	{ "DefaultKeep", T_KEEP, F(default_keep) },
 	{ "DefaultCheckpointDir", T_PATH, F(default_checkpoint_dir) },
 	{ "SharedCheckpointDirs", T_BOOL, F(shared_checkpoint_dirs) },
+	{ "ExpeditedRequeue", T_BOOL, F(expedited_requeue) },
 	{ "ElasticdServer", T_SERVER, F(elasticd_server) },
 	{ "ElasticdListen", T_LISTEN, F(elasticd_listen) },
 	{ "ElasticdPollInterval", T_MSEC, F(elasticd_poll_ms) },
@@ -206,6 +207,28 @@ unsigned policy_caps_get(const struct policy_caps *c, const char *name)
 	return 0;
 }
 
+bool policy_expedite(bool want, bool has, const char *params, const char **why)
+{
+	const char *k = "enable_expedited_requeue", *at;
+	size_t n = strlen(k);
+
+	*why = NULL;
+	if (!want)
+		return false;
+	if (!has) {
+		*why = "this Slurm has no --requeue=expedite (25.11 and later)";
+		return false;
+	}
+	/* A word of the comma-separated list. */
+	for (at = params; at && (at = strstr(at, k)); at += n)
+		if ((at == params || at[-1] == ',') &&
+		    (at[n] == '\0' || at[n] == ','))
+			return true;
+	*why = "slurmctld does not enable it (SlurmctldParameters="
+	       "enable_expedited_requeue), without which it refuses the job";
+	return false;
+}
+
 unsigned policy_poll_ms(const struct elastic_policy *p, bool notified)
 {
 	if (p->elasticd_poll_ms)
@@ -330,20 +353,44 @@ void policy_conf_path(const char *slurm_conf, char *buf, size_t len)
 		snprintf(buf, len, "%s/elastic.conf", SLURM_SYSCONFDIR);
 }
 
-int policy_plugstack_args(int ac, char *const *av, char *conf, size_t len,
-			  elastic_error_t *err)
+/* on_error=: what an error of the plugin in slurmstepd does. */
+static int plugstack_on_error(const char *v, bool *drain, const char *who,
+			      elastic_error_t *err)
 {
-	static const char key[] = "elastic_conf=";
+	if (!strcmp(v, "fail-job") || !strcmp(v, "drain")) {
+		if (drain)
+			*drain = v[0] == 'd';
+		return 0;
+	}
+	return elastic_errorf(err,
+			      "%s: on_error=%.64s: not fail-job or drain "
+			      "(what an error in slurmstepd does)",
+			      who, v);
+}
+
+int policy_plugstack_args(int ac, char *const *av, char *conf, size_t len,
+			  bool *drain, elastic_error_t *err)
+{
+	static const char key[] = "elastic_conf=", oe[] = "on_error=";
 	static const char who[] = "plugstack.conf: spank_elastic.so";
 
 	conf[0] = '\0';
+	if (drain)
+		*drain = false;
 	for (int i = 0; i < ac; i++) {
 		const char *v = av[i] + sizeof(key) - 1;
 
+		if (!strncmp(av[i], oe, sizeof(oe) - 1)) {
+			if (plugstack_on_error(av[i] + sizeof(oe) - 1, drain,
+					       who, err) < 0)
+				return -1;
+			continue;
+		}
 		if (strncmp(av[i], key, sizeof(key) - 1))
 			return elastic_errorf(err,
 					      "%s: unknown argument '%s' "
-					      "(allowed: elastic_conf=PATH)",
+					      "(allowed: elastic_conf=PATH, "
+					      "on_error=fail-job|drain)",
 					      who, av[i]);
 		if (strlen(v) >= len || strlen(v) > POLICY_PATH_MAX)
 			return elastic_errorf(err,

@@ -36,6 +36,13 @@ struct policy_list {
 	char name[POLICY_LIST_MAX][POLICY_NAME_MAX + 1];
 };
 bool policy_list_has(const struct policy_list *l, const char *name);
+/*
+ * Whether bases get --requeue=expedite: ExpeditedRequeue=yes (want), a
+ * Slurm with the flag (has), and slurmctld's SlurmctldParameters (params,
+ * may be NULL) enabling it, without which slurmctld refuses the job.
+ * When wanted but not given, *why says what is missing.
+ */
+bool policy_expedite(bool want, bool has, const char *params, const char **why);
 /* The names joined by ", " into out (len bytes, always terminated); a list
  * that does not fit ends with "...".  Returns the length written. */
 size_t policy_list_join(const struct policy_list *l, char *out, size_t len);
@@ -138,6 +145,9 @@ struct elastic_policy {
 	/* SharedCheckpointDirs: checkpoint dir patterns without a per-user
 	 * part (%u, %h) are allowed (the site vouches for the directory) */
 	bool shared_checkpoint_dirs;
+	/* ExpeditedRequeue: bases get Slurm's --requeue=expedite (25.11 and
+	 * later, where slurmctld enables it) */
+	bool expedited_requeue;
 
 	/* ElasticdServer: where clients reach elasticd, a HOST:PORT every
 	 * node resolves (never a wildcard); "" = unset.  server.h picks a
@@ -248,12 +258,14 @@ void policy_conf_path(const char *slurm_conf, char *buf, size_t len);
 /*
  * spank_elastic.so's arguments in plugstack.conf: elastic_conf=PATH, the
  * elastic.conf slurmstepd reads (an absolute path; since Slurm 23.02
- * slurmstepd has no slurm.conf path to find it beside).  conf (len bytes)
+ * slurmstepd has no slurm.conf path to find it beside), and
+ * on_error=fail-job|drain, what an error of the plugin in slurmstepd does
+ * (*drain, if drain is not NULL: false unless "drain").  conf (len bytes)
  * is "" when not given.  0, or -1 with err naming the argument and what
  * is allowed.
  */
 int policy_plugstack_args(int ac, char *const *av, char *conf, size_t len,
-			  elastic_error_t *err);
+			  bool *drain, elastic_error_t *err);
 
 /*
  * Does a checkpoint dir pattern name a place of the user's own: %u or %h

@@ -202,4 +202,14 @@ static inline void compat_free_job_info_msg(job_info_msg_t *msg)
 #define COMPAT_JOB_MODIFY_ERR_MSG NULL
 #endif
 
+/*
+ * 25.11: --requeue=expedite, a job flag slurmctld takes only with
+ * SlurmctldParameters=enable_expedited_requeue (0: no such flag).
+ */
+#if COMPAT_SLURM_AT_LEAST(25, 11)
+#define COMPAT_EXPEDITED_REQUEUE EXPEDITED_REQUEUE
+#else
+#define COMPAT_EXPEDITED_REQUEUE 0
+#endif
+
 #endif

@@ -171,7 +171,7 @@ int check_stack_args(const char *args, char *conf, size_t len,
 	for (w = strtok_r(buf, " ", &save); w && ac < 64;
 	     w = strtok_r(NULL, " ", &save))
 		av[ac++] = w;
-	return policy_plugstack_args(ac, av, conf, len, err);
+	return policy_plugstack_args(ac, av, conf, len, NULL, err);
 }
 
 /* The plugin's arguments, as it takes them. */
@@ -192,7 +192,9 @@ static void stack_args(const struct check_site *s, struct check_findings *out,
 		  l->required ? "every sbatch, salloc and srun fails here"
 			      : "the plugin fails to load");
 	check_say(f->fix, sizeof(f->fix),
-		  "give it elastic_conf=%s and nothing else", s->policy_path);
+		  "give it elastic_conf=%s (and on_error=fail-job|drain, if "
+		  "wanted), nothing else",
+		  s->policy_path);
 }
 
 void check_plugstack(const struct check_site *s, struct check_findings *out)

@@ -55,8 +55,11 @@ n=$((n + 3))
 
 # The README's elastic.conf: MaxGrace within the GraceTime of its
 # preemptible partition in slurm.conf.example.
-conf=$(awk '/^    # elastic.conf, beside slurm.conf/ { on = 1; next }
-	on && /^$/ { exit } on { sub(/^    /, ""); print }' "$top/README.md")
+ex_dir=$(mktemp -d)
+trap 'rm -rf "$ex_dir"' EXIT
+"$top/testsuite/docs/extract-examples" "$ex_dir" "$top/README.md" >/dev/null ||
+	fail "README.md: its examples do not extract"
+conf=$(cat "$ex_dir/elastic.conf")
 part=$(printf '%s\n' "$conf" | sed -n 's/^PreemptiblePartitions=\([^,]*\).*/\1/p')
 max=$(printf '%s\n' "$conf" | sed -n 's/^MaxGrace=//p')
 max=${max:-3600}

@@ -14,11 +14,10 @@ ed_setup
 
 plan 14
 
-# The settings lines of the README's elastic.conf block.
+# The settings lines of the README's elastic.conf example.
 readme_conf() {
-	awk '/^    # elastic.conf, beside slurm.conf/ { on = 1; next }
-		on && /^$/ { exit }
-		on { sub(/^    /, ""); if ($0 !~ /^#/) print }' "$ELASTIC_SRCDIR/README.md"
+	"$ELASTIC_SRCDIR/testsuite/docs/extract-examples" "$ED_TMP" "$ELASTIC_SRCDIR/README.md" >/dev/null &&
+		grep -v '^#' "$ED_TMP/elastic.conf"
 }
 conf=$(readme_conf)
 like "the README shows an elastic.conf with MaxNodes, BasePartitions, PreemptiblePartitions, MaxGrace, ElasticdListen and ElasticdServer" \

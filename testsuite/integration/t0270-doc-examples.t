@@ -20,8 +20,8 @@ W=$ED_TMP/w
 mkdir -p "$W/bin" "$W/ckpt" && chmod 777 "$W" "$W/ckpt"
 "$ELASTIC_SRCDIR/testsuite/docs/extract-examples" "$W" "$ELASTIC_SRCDIR/README.md" \
 	"$ELASTIC_SRCDIR/doc/man/libelastic.3" "$ELASTIC_SRCDIR/doc/man/spank_elastic.8" >"$W/list"
-is "the pages hold the examples: train.py twice (the same), rank.c, train.sh, sizes.conf" \
-	"$(awk '{ print $1 }' "$W/list" | sort | tr '\n' ' ')" "rank.c sizes.conf train.py train.py train.sh "
+is "the pages hold the loops: train.py twice (the same), rank.c, train.sh, sizes.conf" \
+	"$(awk '$1 ~ /^(train|rank|sizes)\./ { print $1 }' "$W/list" | sort | tr '\n' ' ')" "rank.c sizes.conf train.py train.py train.sh "
 chmod a+r "$W"/*
 # What a user's PATH has: elastic-run, and a python3 that sees Debian's
 # torch (DESIGN: call Debian's interpreter).

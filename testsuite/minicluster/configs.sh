@@ -34,6 +34,11 @@ site_lines_for_release() {
 	else
 		cat
 	fi
+	# 25.11: what ExpeditedRequeue=yes needs (t0022), the option the
+	# example names for that release.
+	! slurm_at_least 25 11 || echo "SlurmctldParameters=enable_expedited_requeue"
+	# 25.11: slurmctld's OpenMetrics, the example's commented line.
+	! slurm_at_least 25 11 || echo "MetricsType=metrics/openmetrics"
 }
 # From 23.11 priority/multifactor is the default, and with no weights
 # every job's priority is 1, which a unit's nice (UnitNice) cannot lower:

@@ -136,9 +136,11 @@ static void stack_args(void **state)
 
 	snprintf(l->args, sizeof(l->args), "conf=/x");
 	expect_one(&g->s, CHECK_PLUGSTACK, LINE1,
-		   "unknown argument 'conf=/x' (allowed: elastic_conf=PATH): "
+		   "unknown argument 'conf=/x' (allowed: elastic_conf=PATH, "
+		   "on_error=fail-job|drain): "
 		   "every sbatch, salloc and srun fails here",
-		   "give it elastic_conf=" FIXTURE_CONF " and nothing else");
+		   "give it elastic_conf=" FIXTURE_CONF
+		   " (and on_error=fail-job|drain, if wanted), nothing else");
 	snprintf(l->args, sizeof(l->args), "elastic_conf=/other/elastic.conf");
 	expect_one(&g->s, CHECK_PLUGSTACK, LINE1,
 		   "elastic_conf=/other/elastic.conf: slurmstepd reads another "

@@ -36,6 +36,7 @@ static void defaults(void **state)
 	assert_string_equal(p.preemptible_qos, "");
 	assert_string_equal(p.ondemand_qos, "");
 	assert_false(p.ondemand_allowed);
+	assert_false(p.expedited_requeue);
 	assert_int_equal(p.ondemand_users.n, 0);
 	assert_int_equal(p.ondemand_accounts.n, 0);
 	assert_int_equal(p.max_grace, 3600);
@@ -152,7 +153,8 @@ static const char all_keys_text[] =
     "ElasticdResyncInterval=60\n"
     "ElasticdQueueInterval=0\n"
     "ElasticdNotify=drop\n"
-    "ElasticdUnitProgram=/opt/se/bin/elastic-run\n";
+    "ElasticdUnitProgram=/opt/se/bin/elastic-run\n"
+    "ExpeditedRequeue=yes\n";
 
 static void check_all_keys(const struct elastic_policy *p)
 {
@@ -211,6 +213,7 @@ static void check_all_keys(const struct elastic_policy *p)
 	assert_int_equal(p->elasticd_notify, POLICY_NOTIFY_DROP);
 	assert_string_equal(p->elasticd_unit_program,
 			    "/opt/se/bin/elastic-run");
+	assert_true(p->expedited_requeue);
 }
 
 static void all_keys(void **state)
@@ -635,6 +638,39 @@ static void conf_path(void **state)
 	assert_string_equal(buf, SLURM_SYSCONFDIR "/elastic.conf");
 }
 
+/* --requeue=expedite for bases: wanted, in this Slurm, and enabled by
+ * slurmctld (a word of SlurmctldParameters), or why not. */
+static void expedite(void **state)
+{
+	const char *why = "stale";
+
+	(void)state;
+	assert_false(
+	    policy_expedite(false, true, "enable_expedited_requeue", &why));
+	assert_null(why);
+	assert_true(
+	    policy_expedite(true, true, "enable_expedited_requeue", &why));
+	assert_null(why);
+	assert_true(policy_expedite(
+	    true, true, "preempt_send_user_signal,enable_expedited_requeue",
+	    &why));
+	assert_true(policy_expedite(true, true,
+				    "enable_expedited_requeue,idle_on_node_"
+				    "suspend",
+				    &why));
+	assert_false(
+	    policy_expedite(true, false, "enable_expedited_requeue", &why));
+	assert_non_null(strstr(why, "25.11"));
+	assert_false(policy_expedite(true, true, NULL, &why));
+	assert_non_null(strstr(why, "SlurmctldParameters="
+				    "enable_expedited_requeue"));
+	assert_false(
+	    policy_expedite(true, true, "enable_expedited_requeuex", &why));
+	assert_false(
+	    policy_expedite(true, true, "xenable_expedited_requeue", &why));
+	assert_false(policy_expedite(true, true, "", &why));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -642,6 +678,7 @@ int main(void)
 		cmocka_unit_test(empty_and_comments),
 		cmocka_unit_test(layout),
 		cmocka_unit_test(all_keys),
+		cmocka_unit_test(expedite),
 		cmocka_unit_test(keys_case_insensitive),
 		cmocka_unit_test(later_line_wins),
 		cmocka_unit_test(lines),

@@ -251,40 +251,75 @@ static void plugstack_args(void **state)
 	char *lng[] = { big };
 
 	assert_int_equal(
-	    policy_plugstack_args(0, none, conf, sizeof(conf), &err), 0);
+	    policy_plugstack_args(0, none, conf, sizeof(conf), NULL, &err), 0);
 	assert_string_equal(conf, "");
 	assert_int_equal(
-	    policy_plugstack_args(1, one, conf, sizeof(conf), &err), 0);
+	    policy_plugstack_args(1, one, conf, sizeof(conf), NULL, &err), 0);
 	assert_string_equal(conf, "/etc/slurm/elastic.conf");
 	assert_int_equal(
-	    policy_plugstack_args(2, two, conf, sizeof(conf), &err), 0);
+	    policy_plugstack_args(2, two, conf, sizeof(conf), NULL, &err), 0);
 	assert_string_equal(conf, "/b.conf"); /* the last one, as Slurm's */
 
 	assert_int_equal(
-	    policy_plugstack_args(1, bad, conf, sizeof(conf), &err), -1);
+	    policy_plugstack_args(1, bad, conf, sizeof(conf), NULL, &err), -1);
 	assert_string_equal(
 	    err.text, "plugstack.conf: spank_elastic.so: unknown argument "
 		      "'conf=/etc/slurm/elastic.conf' (allowed: "
-		      "elastic_conf=PATH)");
+		      "elastic_conf=PATH, on_error=fail-job|drain)");
 	assert_int_equal(
-	    policy_plugstack_args(1, rel, conf, sizeof(conf), &err), -1);
+	    policy_plugstack_args(1, rel, conf, sizeof(conf), NULL, &err), -1);
 	assert_string_equal(err.text,
 			    "plugstack.conf: spank_elastic.so: "
 			    "elastic_conf=elastic.conf: must be an absolute "
 			    "path");
 	assert_int_equal(
-	    policy_plugstack_args(1, empty, conf, sizeof(conf), &err), -1);
+	    policy_plugstack_args(1, empty, conf, sizeof(conf), NULL, &err),
+	    -1);
 	assert_int_equal(
-	    policy_plugstack_args(1, ctl, conf, sizeof(conf), &err), -1);
+	    policy_plugstack_args(1, ctl, conf, sizeof(conf), NULL, &err), -1);
 	assert_non_null(strstr(err.text, "control character"));
 	snprintf(big, sizeof(big), "elastic_conf=/");
 	memset(big + strlen(big), 'a', sizeof(big) - strlen(big) - 1);
 	big[sizeof(big) - 1] = '\0';
 	assert_int_equal(
-	    policy_plugstack_args(1, lng, conf, sizeof(conf), &err), -1);
+	    policy_plugstack_args(1, lng, conf, sizeof(conf), NULL, &err), -1);
 	assert_string_equal(err.text, "plugstack.conf: spank_elastic.so: "
 				      "elastic_conf: path longer than 1024 "
 				      "characters");
+}
+
+/* on_error=: fail-job (the default) or drain, the last one given. */
+static void plugstack_on_error(void **state)
+{
+	char conf[POLICY_PATH_MAX + 1];
+	elastic_error_t err = { "" };
+	bool drain = true;
+	char *none[] = { NULL };
+	char *d[] = { "elastic_conf=/a.conf", "on_error=drain" };
+	char *f[] = { "on_error=drain", "on_error=fail-job" };
+	char *bad[] = { "on_error=reboot" };
+
+	(void)state;
+	assert_int_equal(
+	    policy_plugstack_args(0, none, conf, sizeof(conf), &drain, &err),
+	    0);
+	assert_false(drain);
+	assert_int_equal(
+	    policy_plugstack_args(2, d, conf, sizeof(conf), &drain, &err), 0);
+	assert_true(drain);
+	assert_string_equal(conf, "/a.conf");
+	assert_int_equal(
+	    policy_plugstack_args(2, f, conf, sizeof(conf), &drain, &err), 0);
+	assert_false(drain);
+	assert_int_equal(
+	    policy_plugstack_args(2, d, conf, sizeof(conf), NULL, &err), 0);
+	assert_int_equal(
+	    policy_plugstack_args(1, bad, conf, sizeof(conf), &drain, &err),
+	    -1);
+	assert_string_equal(err.text,
+			    "plugstack.conf: spank_elastic.so: "
+			    "on_error=reboot: not fail-job or drain (what an "
+			    "error in slurmstepd does)");
 }
 
 int main(void)
@@ -295,6 +330,7 @@ int main(void)
 		cmocka_unit_test(elasticd_server_key),
 		cmocka_unit_test(check_path_length),
 		cmocka_unit_test(plugstack_args),
+		cmocka_unit_test(plugstack_on_error),
 	};
 	return cmocka_run_group_tests_name("policy_paths", tests, NULL, NULL);
 }

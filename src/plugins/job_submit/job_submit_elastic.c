@@ -47,6 +47,7 @@ static struct plugin_context {
 	struct stat conf_st; /* of the file last read; st_ino 0 if none */
 	struct elastic_policy policy;
 	bool policy_ok;
+	bool expedite_said; /* ExpeditedRequeue's trouble logged */
 	elastic_error_t policy_err;
 	struct size_config sc;
 } ctx;
@@ -152,6 +153,23 @@ static int check_partition(job_desc_msg_t *d, elastic_error_t *err)
 	return 0;
 }
 
+/* ExpeditedRequeue=yes: Slurm requeues the base at once when it fails
+ * (elastic.conf(5)); said once when it cannot be had. */
+static void expedite(job_desc_msg_t *d)
+{
+	const char *why;
+
+	if (policy_expedite(ctx.policy.expedited_requeue,
+			    COMPAT_EXPEDITED_REQUEUE != 0,
+			    slurm_conf.slurmctld_params, &why))
+		d->bitflags |= COMPAT_EXPEDITED_REQUEUE;
+	else if (why && !ctx.expedite_said) {
+		slurm_info("%s: ExpeditedRequeue=yes: not given to bases: %s",
+			   plugin_type, why);
+		ctx.expedite_said = true;
+	}
+}
+
 /* Make the job the base of its group; see the file comment. */
 static int make_base(job_desc_msg_t *d, const struct elastic_opts *o,
 		     elastic_error_t *err)
@@ -188,6 +206,7 @@ static int make_base(job_desc_msg_t *d, const struct elastic_opts *o,
 	d->warn_signal = o->signal;
 	d->warn_time = o->grace;
 	d->warn_flags = 0;
+	expedite(d);
 	set_str(&d->admin_comment, tag);
 	return 0;
 }

@@ -12,7 +12,11 @@
  * slurmstepd (remote context): every task of an elastic job's steps gets
  * its rank environment (torchrun's variables and ELASTIC_*); the batch
  * step of a unit elasticd submitted tells elasticd, as root, that the unit
- * started and where.
+ * started and where.  An error there (plugstack.conf's arguments, this
+ * node's elastic.conf) fails the elastic step's tasks with its one line
+ * and leaves the node in service, and other jobs' steps alone; with
+ * on_error=drain it is Slurm's error of a required plugin, which drains
+ * the node.
  */
 #include "config.h"
 
@@ -46,7 +50,33 @@ static struct plugin_context {
 	bool have_sc;
 	bool elastic; /* remote: this step belongs to an elastic job */
 	char conf[POLICY_PATH_MAX + 1]; /* elastic_conf=, "" if not given */
+	bool drain;			/* on_error=drain */
+	/* remote: the error the elastic step's tasks fail with */
+	char remote_err[sizeof(((elastic_error_t *)0)->text)];
 } ctx;
+
+/* An error in slurmstepd: the node drains with on_error=drain (Slurm's
+ * way with a required plugin that fails), else the step's tasks fail
+ * with it, if the step is elastic (slurm_spank_task_init). */
+static int remote_fail(const char *text)
+{
+	slurm_error("elastic: %s", text);
+	if (ctx.drain)
+		return -1;
+	if (!ctx.remote_err[0])
+		snprintf(ctx.remote_err, sizeof(ctx.remote_err), "%s", text);
+	return 0;
+}
+
+/* An error in slurm_spank_init: the command fails (sbatch, salloc,
+ * srun); in slurmstepd, as remote_fail() says. */
+static int init_fail(spank_context_t c, const char *text)
+{
+	if (c == S_CTX_REMOTE)
+		return remote_fail(text);
+	slurm_error("elastic: %s", text);
+	return -1;
+}
 
 static int opt_cb(int val, const char *optarg, int remote);
 static void unit_started(spank_t sp);
@@ -110,17 +140,18 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 
 	if (c != S_CTX_LOCAL && c != S_CTX_ALLOCATOR && c != S_CTX_REMOTE)
 		return 0;
-	if (policy_plugstack_args(ac, av, ctx.conf, sizeof(ctx.conf), &err) <
-	    0) {
-		slurm_error("elastic: %s", err.text);
+	/* In slurmstepd, the options are still taken: only an elastic step
+	 * fails. */
+	if (policy_plugstack_args(ac, av, ctx.conf, sizeof(ctx.conf),
+				  &ctx.drain, &err) < 0 &&
+	    init_fail(c, err.text) < 0)
 		return -1;
-	}
 	for (int i = 0; i < ELASTIC_OPT_COUNT; i++) {
 		options[i].name = (char *)options_name(i);
 		if (spank_option_register(sp, &options[i]) != ESPANK_SUCCESS) {
-			slurm_error("elastic: cannot register --%s",
-				    options[i].name);
-			return -1;
+			snprintf(err.text, sizeof(err.text),
+				 "cannot register --%s", options[i].name);
+			return init_fail(c, err.text);
 		}
 	}
 	return 0;
@@ -208,11 +239,9 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 	if (!options_any(&ctx.opts))
 		return 0;
 	if (c == S_CTX_REMOTE) {
-		if (remote_setup(sp, &err) < 0) {
-			slurm_error("elastic: %s", err.text);
-			return -1;
-		}
 		ctx.elastic = true;
+		if (!ctx.remote_err[0] && remote_setup(sp, &err) < 0)
+			return remote_fail(err.text);
 		return 0;
 	}
 	if (c != S_CTX_LOCAL && c != S_CTX_ALLOCATOR)
@@ -322,9 +351,20 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 
 	if (!ctx.elastic || spank_context() != S_CTX_REMOTE)
 		return 0;
-	/* The batch script and the extern step are not ranks. */
 	if (spank_get_item(sp, S_JOB_STEPID, &step) != ESPANK_SUCCESS ||
-	    step == SLURM_BATCH_SCRIPT || step == SLURM_EXTERN_CONT)
+	    step == SLURM_EXTERN_CONT)
+		return 0;
+	if (ctx.remote_err[0]) {
+		/* The task exits 1 (Slurm's task.c): the step fails, the
+		 * node stays in service. */
+		slurm_error("elastic: this elastic step cannot run here: %s "
+			    "(plugstack.conf's on_error=drain would drain "
+			    "the node instead)",
+			    ctx.remote_err);
+		return -1;
+	}
+	/* The batch script is not a rank. */
+	if (step == SLURM_BATCH_SCRIPT)
 		return 0;
 	if (item_u32(sp, S_JOB_ID, &in.job_id) ||
 	    item_u32(sp, S_JOB_NODEID, &in.node_id) ||
