@@ -451,16 +451,18 @@ static void slow_clients_many_hosts(void **state)
 {
 	int fd[SLOW_HOSTS * SLOW_PER];
 	unsigned i, opened = 0, open = 0, answered = 0, asked = 0;
-	double t0 = now_s(), deadline;
+	double t0 = now_s(), t_opened, deadline;
 
 	for (i = 0; i < SLOW_HOSTS * SLOW_PER; i++)
 		if ((fd[i] = slow_connect(i / SLOW_PER)) >= 0)
 			opened++;
+	t_opened = now_s();
 	/* Some are refused when the table is full: at least the table. */
 	assert_true(opened >= 256);
-	/* Others are answered while they trickle: for 3 s, and at least 3
-	 * of them (a loaded machine answers slower), while the slow ones
-	 * are still open (the server closes them after 5 s). */
+	/* Others are answered while they trickle: for 3 s, and up to 3 of
+	 * them, while the slow ones are still open (the server closes them
+	 * after 5 s).  A machine starved of CPU may answer only one in that
+	 * time; one kept out fails at curl's timeout (10 s). */
 	while (now_s() - t0 < 3 || (asked < 3 && now_s() - t0 < 4.5)) {
 		struct reply r = http("GET", "/healthz", NULL, NULL);
 
@@ -474,11 +476,14 @@ static void slow_clients_many_hosts(void **state)
 			}
 		usleep(200000);
 	}
-	assert_true(asked >= 3);
+	assert_true(asked >= 1);
 	assert_int_equal(answered, asked);
-	/* Every slow connection is closed 5 s after it opened (plus the
-	 * half-second rounds that find it). */
-	deadline = t0 + 5 + 3;
+	/* Every slow connection is closed 5 s after the server took it (plus
+	 * the half-second rounds that find it): well before the end of a
+	 * trickle that never ends.  The server may take the last ones a
+	 * while after they were opened on a loaded machine (seen under
+	 * ASan beside two other test legs): 5 s of margin. */
+	deadline = t_opened + 5 + 5;
 	do {
 		open = 0;
 		for (i = 0; i < SLOW_HOSTS * SLOW_PER; i++) {
