@@ -563,6 +563,8 @@ node_resume() {
 node_down_seen() { case $(node_state "$1") in down*) return 0 ;; esac; return 1; }
 # drained_for NODE: "STATE|REASON" (drained|slurm-elastic: job 12: lost ...).
 drained_for() { sinfo -h -N -n "$1" -o '%T|%E' 2>/dev/null | head -n1; }
+# drained_by NODE BASE WHY: elasticd drained NODE for group BASE, saying WHY.
+drained_by() { drained_for "$1" | grep -qE "^drain[a-z*]*\|slurm-elastic: job $2: $3 "; }
 # resume_suspects: every node elasticd drained back in service (at exit
 # of the tests that let it drain).
 resume_suspects() {
@@ -604,7 +606,7 @@ left_world() {
 	ok "the unit on $node is let go" wait_until 20 bash -c "tail -n +$((mark + 1)) '$out' | grep -qE 'event=released .*node=$node job=$unit slurm=cancelled'"
 	ok "it trains on at $n nodes" wait_until 60 bash -c "tail -n +$((mark + 1)) '$out' | grep -qE 'event=ranks-up restart=[0-9]+ nnodes=$n '"
 	is "no failure counted against --max-restarts" "$(grep -c 'event=failure' "$out")" 0
-	ok "elasticd drained $node, saying why ($why)" wait_until 10 bash -c "sinfo -h -N -n '$node' -o '%T|%E' | head -n1 | grep -qE '^drain[a-z*]*\\|slurm-elastic: job $base: $why '" ||
+	ok "elasticd drained $node, saying why ($why)" wait_until 10 drained_by "$node" "$base" "$why" ||
 		diag "$(drained_for "$node")"
 }
 
@@ -622,6 +624,17 @@ split_prepare() {
 		[ "$h" = "$1" ] || [ "$h" = "$batch" ] || "$MINICLUSTER" exec "$1" getent hosts "$h" | awk '{ print $1 }'
 	done | sort -u)
 	diag "split: $1 from $(echo $SPLIT_PEERS) (the batch host $batch reached by all)"
+}
+# split_found NODE BASE WHAT SECS: NODE cut off (split_prepare, split_apply),
+# then the test WHAT: within SECS the launcher names the split, NODE left
+# and 3 kept.  Sets mark (the lines of $out before) and t_phase.
+split_found() {
+	split_prepare "$1" "$2"
+	mark=$(wc -l <"$out")
+	t_phase=$(now)
+	split_apply
+	ok "$3" wait_until "$4" bash -c "tail -n +$((mark + 1)) '$out' | grep -qE 'event=split .*left=$1 kept=3'" ||
+		diag "$(tail -n +$((mark + 1)) "$out" | grep -E 'elastic-run:' | tail -n 15)"
 }
 split_apply() { local a; for a in $SPLIT_PEERS; do "$MINICLUSTER" exec "$SPLIT_NODE" ip route add blackhole "$a/32"; done; }
 split_heal() {

@@ -89,8 +89,7 @@ took=$(secs_since "$tc")
 figure "heartbeat: crash of a unit's node to ranks up at 2 nodes: $took s (fault timeout $FAULT s)"
 ok "1: ... before Slurm marks $node down" bash -c "! sinfo -h -N -n $node -o %t | grep -q '^down'"
 is "1: no failure counted against --max-restarts" "$(grep -c 'event=failure' "$out")" 0
-drained() { drained_for "$1" | grep -qE "^drain[a-z*]*\|slurm-elastic: job $base: $2 "; }
-ok "1: elasticd drained $node, saying why" wait_until 10 drained "$node" lost || diag "$(drained_for "$node")"
+ok "1: elasticd drained $node, saying why" wait_until 10 drained_by "$node" "$base" lost || diag "$(drained_for "$node")"
 mark=$(wc -l <"$out")
 ok "1: $node boots" node_resume "$node"
 scontrol update NodeName="$node" State=RESUME
@@ -107,7 +106,7 @@ is "2: the base runs on its batch host" "$(job_field "$base" JobState) $(job_fie
 ok "2: it runs at 2 nodes: the base's batch host and the unit" wait_until 60 up_after 2 "$mark"
 figure "heartbeat: crash of the base's second node to ranks up at 2 nodes: $(secs_since "$tc") s"
 is "2: still no failure counted" "$(grep -c 'event=failure' "$out")" 0
-ok "2: elasticd drained $bnode" wait_until 10 drained "$bnode" lost || diag "$(drained_for "$bnode")"
+ok "2: elasticd drained $bnode" wait_until 10 drained_by "$bnode" "$base" lost || diag "$(drained_for "$bnode")"
 mark=$(wc -l <"$out")
 ok "2: $bnode boots" node_resume "$bnode"
 scontrol update NodeName="$bnode" State=RESUME
@@ -125,7 +124,7 @@ ok "3: elastic-run names the cut-off $node lost" wait_until 30 bash -c "grep -qE
 like "3: ... and cancels its unit $unit" "$(released "$node")" "job=$unit slurm=cancelled"
 ok "3: it runs at 2 nodes" wait_until 60 up_after 2 "$mark"
 figure "heartbeat: a unit's node cut off to ranks up at 2 nodes: $(secs_since "$tc") s"
-ok "3: elasticd drained $node" wait_until 10 drained "$node" lost || diag "$(drained_for "$node")"
+ok "3: elasticd drained $node" wait_until 10 drained_by "$node" "$base" lost || diag "$(drained_for "$node")"
 heal
 ok "3: with its link back, its unit ends in Slurm" wait_until 60 job_gone_or_done "$unit"
 unlike_world() { ! grep -E 'event=(launch|relaunch) ' "$out" | tail -n1 | grep -qE ":$node([, ]|\$)"; }

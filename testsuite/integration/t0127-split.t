@@ -36,18 +36,12 @@ ok "the ranks report their steps" wait_until 60 bash -c "grep -qE '^step [0-9]+ 
 unit=$(running_units "$base" | tr ' ' '\n' | sed '/^$/d' | tail -n1)
 node=$(job_hosts "$unit")
 # Its packets to every other compute node but the batch host go nowhere.
-split_prepare "$node" "$base"
-mark=$(wc -l <"$out")
-t_phase=$(now)
-split_apply
-ok "elastic-run finds the split and lets $node go" wait_until 90 bash -c "tail -n +$((mark + 1)) '$out' | grep -qE 'event=split .*left=$node kept=3'" ||
-	diag "$(tail -n +$((mark + 1)) "$out" | grep -E 'elastic-run:' | tail -n 15)"
+split_found "$node" "$base" "elastic-run finds the split and lets $node go" 90
 figure "split: the routes cut to the launcher's word: $(secs_since "$t_phase") s"
 ok "... cancelling its unit $unit" wait_until 20 bash -c "tail -n +$((mark + 1)) '$out' | grep -qE 'event=released .*node=$node job=$unit slurm=cancelled'"
 phase 3 "it trains on at 3, on the batch host's side"
 is "no failure counted against --max-restarts" "$(grep -c 'event=failure' "$out")" 0
-split_drained() { drained_for "$node" | grep -qE "^drain[a-z*]*\|slurm-elastic: job $base: lost "; }
-ok "elasticd drained $node, saying why" wait_until 10 split_drained || diag "$(drained_for "$node")"
+ok "elasticd drained $node, saying why" wait_until 10 drained_by "$node" "$base" lost || diag "$(drained_for "$node")"
 held() { for u in $(running_units "$base"); do job_hosts "$u"; done | grep -qx "$node"; }
 no_two_worlds() { ! tail -n +$((mark + 1)) "$out" | grep -E 'event=(launch|relaunch) ' | grep -qE "[=,]$unit:" && ! held; }
 ok "no world since holds its unit nor $node (no two worlds)" no_two_worlds

@@ -66,17 +66,11 @@ no_restart() {
 
 # --- 1. a split between compute nodes ------------------------------------------
 node=$(newest)
-split_prepare "$node" "$base"
-mark=$(wc -l <"$out")
-t_phase=$(now)
-split_apply
-ok "1: elastic-run finds the split and lets $node go" wait_until 60 bash -c "tail -n +$((mark + 1)) '$out' | grep -qE 'event=split .*left=$node kept=3'" ||
-	diag "$(tail -n +$((mark + 1)) "$out" | grep -E 'elastic-run:' | tail -n 15)"
+split_found "$node" "$base" "1: elastic-run finds the split and lets $node go" 60
 figure "in place: split: the routes cut to the launcher's word: $(secs_since "$t_phase") s"
 inplace_phase 3 "split: it goes on at 3 ranks in place, on the batch host's side" 90
 no_restart 1
-split_drained() { drained_for "$node" | grep -qE "^drain[a-z*]*\|slurm-elastic: job $base: lost "; }
-ok "1: elasticd drained $node, saying why" wait_until 10 split_drained || diag "$(drained_for "$node")"
+ok "1: elasticd drained $node, saying why" wait_until 10 drained_by "$node" "$base" lost || diag "$(drained_for "$node")"
 
 # --- 2. healed ---------------------------------------------------------------------
 split_heal
