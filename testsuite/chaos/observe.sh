@@ -86,16 +86,16 @@ target_end() { echo "$(date +%s.%N) end $1 $2" >>"$R/targets"; }
 # unit's start makes it start the unit again on a node that still runs it,
 # and Slurm drains the node ("Duplicate jobid") until an admin resumes it.
 # A draining node still runs its job: it is counted until that ends.
-# So is an idle (or completing) node Slurm holds as not responding: a
-# message it sent while the node was down or cut failed after the node
-# came back, and no job starts there until a ping of slurmctld's answers
-# (every SlurmdTimeout/3, 100 s at Slurm's default).
+# Out of service too: an idle (or completing) node Slurm holds as not
+# responding (its state marked "*"): a message sent while the node was down
+# or cut failed after it came back, and no job starts there until a ping
+# of slurmctld's answers (every SlurmdTimeout/3, 100 s at Slurm's default).
+# One query: a node without "*" is there for drained, down or fail.
 slurm_drained() {
 	local ours=${SICK:-none}
-	{
-		sinfo -h -N -n "n[1-$MAXN]" -t drained,down,fail -o %N
-		sinfo -h -N -n "n[1-$MAXN]" -t no_respond -o '%N %t' | awk '$2 ~ /^(idle|comp)/ { print $1 }'
-	} 2>/dev/null | sort -u | grep -vxF "$ours" | tr '\n' ' '
+	sinfo -h -N -n "n[1-$MAXN]" -t drained,down,fail,no_respond -o '%N %t' 2>/dev/null |
+		awk '$2 !~ /\*/ || $2 ~ /^(idle|comp|drain|down|fail)/ { print $1 }' |
+		sort -u | grep -vxF "$ours" | tr '\n' ' '
 }
 DRAINED_SAID=""
 # expected world REC_T: the nodes n1..n4, minus the one of the pending
