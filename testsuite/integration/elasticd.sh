@@ -551,8 +551,13 @@ job_hosts() { scontrol show hostnames "$(job_field "$1" NodeList)" 2>/dev/null; 
 # the cleanup at exit boots it too.  Slurm finds out as on a real cluster, when
 # the node stops answering (SlurmdTimeout): its jobs end (NODE_FAIL) or
 # lose it (--no-kill).
+# ED_FAULT_AT is the instant its link went down (a loaded machine may take
+# a second to start minicluster: a time taken before node_fail counts it).
 node_fail() {
-	"$MINICLUSTER" crash "$1" >/dev/null && ED_DOWNED="$ED_DOWNED $1" && ED_HEAL=1
+	local o
+	o=$("$MINICLUSTER" crash "$1") || return 1
+	ED_FAULT_AT=${o##* link down at }
+	ED_DOWNED="$ED_DOWNED $1" && ED_HEAL=1
 }
 # node_resume NODE: the crashed node boots; with ReturnToService=2 it is
 # back when its slurmd registers.

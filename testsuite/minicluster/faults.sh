@@ -18,10 +18,12 @@ cmd_crash() {
 	(($# == 1)) || die "usage: $PROG crash NODE"
 	need_hosts crash
 	check_host crash "$1" node
+	local at
 	ip link set "$(veth_of "$1")" down
+	at=${EPOCHREALTIME/,/.} # the fault's instant, for who times it
 	host_kill "$1"
 	forget "slurmd-$1" "munged-$1"
-	echo "$PROG: crash: $1 is down: its processes killed, its link down"
+	echo "$PROG: crash: $1 is down: its processes killed, its link down at $at"
 }
 
 # A crashed node comes back as after a reboot: link up, fresh daemons.
