@@ -181,8 +181,16 @@ admin_comment() {
 }
 
 # job_field JOBID FIELD: one Key=Value field of scontrol show job -o.
+# Read in the shell: polls call it, and a process costs the machine.
 job_field() {
-	scontrol show job -o "$1" 2>/dev/null | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n1
+	local o f
+	local -a fs
+	o=$(scontrol show job -o "$1" 2>/dev/null) || return 0
+	read -ra fs <<<"$o"
+	for f in "${fs[@]}"; do
+		[[ $f == "$2="* ]] && printf '%s\n' "${f#*=}" && return 0
+	done
+	return 0
 }
 
 job_state() {

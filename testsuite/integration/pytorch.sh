@@ -11,6 +11,16 @@ pytorch_setup() {
 	W=$ED_TMP/w
 	mkdir -p "$W/samples" "$W/ckpt" && chmod -R 777 "$W"
 	"$PYTHON" -c 'import torch' 2>/dev/null || bail "python3-torch is not installed"
+	at_exit pytorch_said
+}
+
+# pytorch_said: after a failure, what the job printed besides its timeline
+# and its progress (a rank's traceback, srun's word on a task's end).
+pytorch_said() {
+	[ "$_t_failed" = 0 ] || [ ! -s "${out:-}" ] && return 0
+	diag "the job's last words ($out), timeline and progress left out:"
+	grep -vE ' event=|^step [0-9]+ ' "$out" | tail -n 40 | sed 's/^/#   /'
+	return 0
 }
 
 # submit_ddp MIN TIMEOUT: the test user's min=MIN max=4 group training
