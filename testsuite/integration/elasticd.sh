@@ -135,7 +135,7 @@ ed_start() {
 			diag "elasticd (pid $ED_PID) not answering /healthz on $ED_SERVER within 10 s"
 			return 1
 		}
-		sleep 0.05
+		nap 0.05
 	done
 }
 
@@ -375,14 +375,16 @@ with open(sys.argv[2], "a") as f:
 sys.exit(0 if eval(sys.argv[1], env) else 1)' "$2" "$ED_SAMPLES"
 }
 
-# gwait SECONDS ID EXPR: sample the group every 0.1 s (faster than
-# elasticd's poll) until EXPR holds; every sample lands in ED_SAMPLES.
+# gwait SECONDS ID EXPR: sample the group until EXPR holds, every 0.1 s
+# for 2 s, then every 0.2 s (a sample costs a credential, a request and a
+# Python: still one per elasticd poll, ED_POLL_MS); every sample lands in
+# ED_SAMPLES.
 gwait() {
-	local deadline=$((SECONDS + $1))
+	local deadline=$((SECONDS + $1)) fast=$((SECONDS + 2))
 	while :; do
 		gsample "$2" "$3" && return 0
 		[ "$SECONDS" -ge "$deadline" ] && return 1
-		sleep 0.1
+		if [ "$SECONDS" -lt "$fast" ]; then nap 0.1; else nap 0.2; fi
 	done
 }
 
@@ -391,7 +393,7 @@ gwait() {
 gwatch() { gwait "$1" "$2" False; return 0; }
 
 # sampler_start ID: sample the group continuously in the background (one
-# Python process, about every 50 ms: several samples per elasticd poll)
+# Python process, about every 100 ms: two samples per elasticd poll)
 # into ED_SAMPLES, until sampler_stop.
 ED_SAMPLER=""
 sampler_start() {
@@ -412,7 +414,7 @@ while True:
         line = "%.3f - - UNREADABLE - -\n" % time.time()
     with open(path, "a") as out:
         out.write(line)
-    time.sleep(0.05)' "http://$ED_SERVER/v1/groups/$1" "$MC_MUNGE_SOCKET" "$ED_SAMPLES" &
+    time.sleep(0.1)' "http://$ED_SERVER/v1/groups/$1" "$MC_MUNGE_SOCKET" "$ED_SAMPLES" &
 	ED_SAMPLER=$!
 }
 sampler_stop() {

@@ -62,9 +62,11 @@ trains_at() { awk -v w="$1" -v r="$2" '
 # at a world of W after the last phase's, and train a step; a figure of
 # the time since t_phase.
 last_r=-1
+# resumed_after W R: a launch at a world of W after launch R.
+resumed_after() { local r; r=$(resumed_at "$1"); [ -n "$r" ] && [ "$r" -gt "$2" ]; }
 phase() {
 	local w=$1 desc=$2 secs=${3:-90} r
-	if ! wait_until "$secs" eval "[ -n \"\$(resumed_at $w)\" ] && [ \"\$(resumed_at $w)\" -gt $last_r ]"; then
+	if ! wait_until "$secs" resumed_after "$w" "$last_r"; then
 		_report 1 "$desc"
 		diag "$(grep -E 'elastic-run:|^train_ddp' "$out" | tail -n 15)"
 		return 1

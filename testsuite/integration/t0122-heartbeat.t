@@ -38,7 +38,7 @@ cat >"$ED_TMP/worker.sh" <<'EOS'
 #!/bin/bash
 echo "$RANK $WORLD_SIZE $SLURMD_NODENAME" >"$W/r.$ELASTIC_RESTART_COUNT.$RANK"
 trap 'exit 0' URG
-while :; do sleep 0.1; done
+while :; do sleep 0.5 & wait $!; done
 EOS
 chmod 755 "$ED_TMP/worker.sh"
 out=$W/out

@@ -18,7 +18,7 @@ fails() { ! "$@" >/dev/null 2>&1; }
 ok "elasticd starts" ed_start
 
 # Alice's rank records every elastic event (SIGURG, the default) it gets.
-ED_WRAP="srun -N1 -n1 /bin/bash -c 'trap \"echo raised >>$ED_TMP/raised\" URG; touch $ED_TMP/ready; while :; do sleep 0.1; done'"
+ED_WRAP="srun -N1 -n1 /bin/bash -c 'trap \"echo raised >>$ED_TMP/raised\" URG; touch $ED_TMP/ready; while :; do sleep 0.5 & wait \$!; done'"
 ga=$(submit_group "$ALICE" --elastic-min=1 --elastic-max=2 --elastic-scale-delay=1)
 ED_WRAP=""
 gb=$(submit_group "$BOB" --elastic-min=1 --elastic-max=2 --elastic-scale-delay=1)

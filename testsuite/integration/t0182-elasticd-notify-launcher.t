@@ -28,7 +28,7 @@ cat >"$ED_TMP/worker.sh" <<'EOS'
 trap 'ev=1' URG
 while [ ! -e "$W/finish" ]; do
 	[ -z "${ev:-}" ] || exit 0
-	sleep 0.1
+	sleep 0.5 & wait $!
 done
 EOS
 chmod 755 "$ED_TMP/worker.sh"

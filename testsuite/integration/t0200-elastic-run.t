@@ -21,7 +21,7 @@ trap 'echo "ck $RANK" >"$W/ckpt.$ELASTIC_RESTART_COUNT.$RANK"; exit 0' URG
 [ -e "$W/deaf" ] && trap '' URG
 [ -e "$W/fail" ] && exit 3
 [ -e "$W/last" ] && [ "$ELASTIC_RESTART_COUNT" -ge "$(cat "$W/last")" ] && exit 0
-while :; do sleep 0.1; done
+while :; do sleep 0.5 & wait $!; done
 EOS
 chmod 755 "$tmp/worker.sh"
 

@@ -28,7 +28,7 @@ while [ ! -e "$W/finish" ]; do
 		echo "$(date +%s.%N)" >"$W/ck.$ELASTIC_RESTART_COUNT.$RANK"
 		exit 0
 	fi
-	sleep 0.1
+	sleep 0.5 & wait $!
 done
 EOS
 chmod 755 "$ED_TMP/worker.sh"

@@ -24,7 +24,7 @@ mv "$W/.r.$ELASTIC_RESTART_COUNT.$RANK" "$f"
 trap 'ev=1' URG
 while [ ! -e "$W/finish" ]; do
 	[ -z "${ev:-}" ] || exit 0
-	sleep 0.1
+	sleep 0.5 & wait $!
 done
 EOS
 chmod 755 "$ED_TMP/worker.sh"

@@ -82,7 +82,7 @@ cat >"$W/rank.sh" <<'EOS'
 echo "$RANK $WORLD_SIZE $SLURMD_NODENAME" >"$W/ranks.$ELASTIC_RESTART_COUNT.$RANK"
 [ "$ELASTIC_RESTART_COUNT" -ge 1 ] && exit 0
 trap 'exit 0' URG TERM
-while :; do sleep 0.1; done
+while :; do sleep 0.5 & wait $!; done
 EOS
 chmod 755 "$W/rank.sh"
 jid=$(runuser -u "$TEST_USER" -- sbatch --parsable -D "$ED_TMP" -o "$W/out" -t 30 \
@@ -123,7 +123,7 @@ trap 'ev=1' URG
 touch "$W/up.$RANK"
 while :; do
 	[ -n "${ev:-}" ] && { sleep 3; exit 75; }
-	sleep 0.1
+	sleep 0.5 & wait $!
 done
 EOS
 chmod 755 "$W/rank.sh"
@@ -146,7 +146,7 @@ cat >"$W/rank.sh" <<'EOS'
 #!/bin/bash
 [ "$ELASTIC_RESTART_COUNT" -ge 1 ] && exit 0
 touch "$W/up.$RANK"
-while :; do sleep 0.1; done
+while :; do sleep 0.5 & wait $!; done
 EOS
 chmod 755 "$W/rank.sh"
 jid=$(runuser -u "$TEST_USER" -- sbatch --parsable -D "$ED_TMP" -o "$W/out" -t 30 \
@@ -171,7 +171,7 @@ cat >"$W/rank.sh" <<'EOS'
 touch "$W/started"
 sleep 3
 trap 'exit 75' URG
-while :; do sleep 0.1; done
+while :; do sleep 0.5 & wait $!; done
 EOS
 chmod 755 "$W/rank.sh"
 jid=$(runuser -u "$TEST_USER" -- sbatch --parsable -D "$ED_TMP" -o "$W/out" -t 30 \

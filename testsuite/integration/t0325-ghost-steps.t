@@ -19,7 +19,7 @@ cat >"$W/rank.sh" <<'EOF'
 #!/bin/bash
 echo "rank $SLURM_PROCID up restart=$ELASTIC_RESTART_COUNT"
 if [ "$ELASTIC_RESTART_COUNT" = 0 ]; then
-	while [ ! -e "$1/fail" ]; do sleep 0.1; done
+	while [ ! -e "$1/fail" ]; do sleep 0.5 & wait $!; done
 	exit 1
 fi
 sleep 5
