@@ -57,7 +57,7 @@ while :; do
 	mpirun --host "\${hosts#,}" --mca ras ^slurm --leave-session-attached \\
 		--mca plm $PLM --mca plm_${PLM}_agent "$AGENT" --mca plm_${PLM}_no_tree_spawn 1 \\
 		--mca pml ob1 --mca btl self,tcp --mca btl_tcp_if_include $CLUSTER_NET --mca oob_tcp_if_include $CLUSTER_NET \\
-		--mca rtc ^hwloc \\
+		--mca rtc ^hwloc --mca mpi_yield_when_idle 1 \\
 		-x ELASTIC_JOB_ID -x ELASTIC_RESTART_COUNT -x ELASTIC_CHECKPOINT_DIR \\
 		"$TRAIN" --samples $SAMPLES --epochs $EPOCHS --batch 64 --step-sleep 0.05 \\
 		--log-every 8 --checkpoint-every 8 --sample-log-dir "$W/ranklogs" >"$W/mpirun.\$restart.out" 2>&1

@@ -25,7 +25,7 @@ log() { grep -E -- "$1" "$out" 2>/dev/null; }
 
 ok "elasticd starts" ed_start
 base=$(ED_WRAP="export PMIX_MCA_gds=hash OMPI_MCA_pml=ob1 \
-OMPI_MCA_btl=self,tcp OMPI_MCA_btl_tcp_if_include=$CLUSTER_NET OMPI_MCA_oob_tcp_if_include=$CLUSTER_NET OMPI_MCA_rtc=^hwloc
+OMPI_MCA_btl=self,tcp OMPI_MCA_btl_tcp_if_include=$CLUSTER_NET OMPI_MCA_oob_tcp_if_include=$CLUSTER_NET OMPI_MCA_rtc=^hwloc OMPI_MCA_mpi_yield_when_idle=1
 exec $RUN --launcher=mpirun -- $TRAIN --samples $SAMPLES --batch $BATCH --epochs $EPOCHS \
 	--step-sleep 0.05 --log-every 4 --checkpoint-every 8 --sample-log-dir $W/samples" \
 	submit_group "$TEST_USER" --elastic-min=1 --elastic-max=4 --elastic-step=1 \

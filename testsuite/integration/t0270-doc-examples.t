@@ -79,7 +79,7 @@ chmod 755 "$W/rank"
 # Open MPI's traffic on the cluster's network (see t0235).
 out=$W/mpi.out
 jid=$(ED_WRAP="export PMIX_MCA_gds=hash OMPI_MCA_pml=ob1 \
-OMPI_MCA_btl=self,tcp OMPI_MCA_btl_tcp_if_include=$CLUSTER_NET OMPI_MCA_oob_tcp_if_include=$CLUSTER_NET OMPI_MCA_rtc=^hwloc
+OMPI_MCA_btl=self,tcp OMPI_MCA_btl_tcp_if_include=$CLUSTER_NET OMPI_MCA_oob_tcp_if_include=$CLUSTER_NET OMPI_MCA_rtc=^hwloc OMPI_MCA_mpi_yield_when_idle=1
 cd $W && exec $W/bin/elastic-run --launcher=mpirun -- ./rank 20000" \
 	submit_group "$TEST_USER" --elastic-min=1 --elastic-max=2 --elastic-step=1 \
 	--elastic-scale-delay=1 --elastic-grace=20 --elastic-checkpoint-dir="$W/ckpt/%j" -o "$out")
