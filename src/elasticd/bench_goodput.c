@@ -193,277 +193,359 @@ static int write_plot(const char *prefix, const char *title, struct series *ser,
 	return 0;
 }
 
-int main(int argc, char **argv)
-{
-	static const struct option lo[] = { { "trace", 1, 0, 't' },
-					    { "synthetic", 1, 0, 'y' },
-					    { "nodes", 1, 0, 'n' },
-					    { "ondemand", 1, 0, 'o' },
-					    { "groups", 1, 0, 'g' },
-					    { "min", 1, 0, 1 },
-					    { "max", 1, 0, 2 },
-					    { "step", 1, 0, 3 },
-					    { "speed", 1, 0, 4 },
-					    { "reclaim-ratio", 1, 0, 5 },
-					    { "seed", 1, 0, 6 },
-					    { "grace", 1, 0, 7 },
-					    { "scale-delay", 1, 0, 8 },
-					    { "fault-timeout", 1, 0, 9 },
-					    { "rate", 1, 0, 10 },
-					    { "ckpt", 1, 0, 11 },
-					    { "ckpt-every", 1, 0, 12 },
-					    { "restart", 1, 0, 13 },
-					    { "resize", 1, 0, 14 },
-					    { "start", 1, 0, 15 },
-					    { "detect", 1, 0, 16 },
-					    { "requeue", 1, 0, 17 },
-					    { "tick", 1, 0, 18 },
-					    { "target", 1, 0, 19 },
-					    { "spot-price", 1, 0, 20 },
-					    { "ondemand-price", 1, 0, 21 },
-					    { "policies", 1, 0, 22 },
-					    { "plot", 1, 0, 23 },
-					    { "period", 1, 0, 24 },
-					    { "ondemand-fallback", 1, 0, 25 },
-					    { "queue-wait", 1, 0, 26 },
-					    { "exact-passes", 0, 0, 27 },
-					    { "schedule", 0, 0, 28 },
-					    { "stop", 1, 0, 29 },
-					    { "inplace", 1, 0, 30 },
-					    { "join", 1, 0, 31 },
-					    { "rate-curve", 1, 0, 32 },
-					    { "lost", 1, 0, 33 },
-					    { "help", 0, 0, 'h' },
-					    { 0, 0, 0, 0 } };
+static const struct option longopts[] = {
+	{ "trace", required_argument, NULL, 't' },
+	{ "synthetic", required_argument, NULL, 'y' },
+	{ "nodes", required_argument, NULL, 'n' },
+	{ "ondemand", required_argument, NULL, 'o' },
+	{ "groups", required_argument, NULL, 'g' },
+	{ "min", required_argument, NULL, 1 },
+	{ "max", required_argument, NULL, 2 },
+	{ "step", required_argument, NULL, 3 },
+	{ "speed", required_argument, NULL, 4 },
+	{ "reclaim-ratio", required_argument, NULL, 5 },
+	{ "seed", required_argument, NULL, 6 },
+	{ "grace", required_argument, NULL, 7 },
+	{ "scale-delay", required_argument, NULL, 8 },
+	{ "fault-timeout", required_argument, NULL, 9 },
+	{ "rate", required_argument, NULL, 10 },
+	{ "ckpt", required_argument, NULL, 11 },
+	{ "ckpt-every", required_argument, NULL, 12 },
+	{ "restart", required_argument, NULL, 13 },
+	{ "resize", required_argument, NULL, 14 },
+	{ "start", required_argument, NULL, 15 },
+	{ "detect", required_argument, NULL, 16 },
+	{ "requeue", required_argument, NULL, 17 },
+	{ "tick", required_argument, NULL, 18 },
+	{ "target", required_argument, NULL, 19 },
+	{ "spot-price", required_argument, NULL, 20 },
+	{ "ondemand-price", required_argument, NULL, 21 },
+	{ "policies", required_argument, NULL, 22 },
+	{ "plot", required_argument, NULL, 23 },
+	{ "period", required_argument, NULL, 24 },
+	{ "ondemand-fallback", required_argument, NULL, 25 },
+	{ "queue-wait", required_argument, NULL, 26 },
+	{ "exact-passes", no_argument, NULL, 27 },
+	{ "schedule", no_argument, NULL, 28 },
+	{ "stop", required_argument, NULL, 29 },
+	{ "inplace", required_argument, NULL, 30 },
+	{ "join", required_argument, NULL, 31 },
+	{ "rate-curve", required_argument, NULL, 32 },
+	{ "lost", required_argument, NULL, 33 },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* What the command line asks for. */
+struct args {
 	struct goodsim_params p;
-	const char *trace_path = NULL, *synth = NULL, *plot = NULL;
-	bool run[GOODSIM_NPOLICIES] = { true, true, true, true, true };
-	bool nodes_given = false, od_given = false, max_given = false;
-	bool schedule = false;
-	struct series ser[GOODSIM_NPOLICIES] = { 0 };
-	struct goodsim_result res[GOODSIM_NPOLICIES];
-	double period = 0, d;
-	char name[256];
-	struct trace *t = NULL;
+	const char *trace_path, *synth, *plot;
+	bool run[GOODSIM_NPOLICIES];
+	bool nodes_given, od_given, max_given;
+	bool schedule;
+	double period;
+};
+
+/* The long name of option c, for its messages. */
+static const char *opt_name(int c)
+{
+	const char *o = longopts[0].name;
+
+	for (size_t i = 0; longopts[i].name; i++)
+		if (longopts[i].val == c)
+			o = longopts[i].name;
+	return o;
+}
+
+/* --policies LIST: 0, or the exit status. */
+static int parse_policies(const char *list, bool *run)
+{
+	char buf[256], *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", list);
+	memset(run, 0, GOODSIM_NPOLICIES * sizeof(*run));
+	for (char *w = strtok_r(buf, ",", &save); w;
+	     w = strtok_r(NULL, ",", &save)) {
+		int k;
+
+		for (k = 0; k < GOODSIM_NPOLICIES; k++)
+			if (!strcmp(w, goodsim_policy_name(k)))
+				break;
+		if (k == GOODSIM_NPOLICIES)
+			return fail("--policies", w,
+				    "not slurm-elastic, in-place, "
+				    "native-requeue, "
+				    "restart-at-size or oracle");
+		run[k] = true;
+	}
+	return 0;
+}
+
+/* --ondemand-fallback: 0, or the exit status. */
+static int parse_fallback(const char *v, enum elastic_ondemand *ret)
+{
+	if (!strcmp(v, "never"))
+		*ret = ELASTIC_ONDEMAND_NEVER;
+	else if (!strcmp(v, "below-min"))
+		*ret = ELASTIC_ONDEMAND_BELOW_MIN;
+	else if (!strcmp(v, "always"))
+		*ret = ELASTIC_ONDEMAND_ALWAYS;
+	else
+		return fail("--ondemand-fallback", v,
+			    "not never, below-min or always");
+	return 0;
+}
+
+/* The options that are not numbers: 0 when set, 2 (the exit status)
+ * when wrong, -1 when c is a number's. */
+static int set_word(struct args *a, int c)
+{
 	elastic_error_t err;
-	int c;
 
-	goodsim_defaults(&p);
-	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
-		const char *o = lo[0].name;
-
-		for (size_t i = 0; lo[i].name; i++)
-			if (lo[i].val == c)
-				o = lo[i].name;
-		switch (c) {
-		case 't':
-			trace_path = optarg;
-			continue;
-		case 'y':
-			synth = optarg;
-			continue;
-		case 23:
-			plot = optarg;
-			continue;
-		case 22: {
-			char buf[256], *save = NULL;
-
-			snprintf(buf, sizeof(buf), "%s", optarg);
-			memset(run, 0, sizeof(run));
-			for (char *w = strtok_r(buf, ",", &save); w;
-			     w = strtok_r(NULL, ",", &save)) {
-				int k;
-
-				for (k = 0; k < GOODSIM_NPOLICIES; k++)
-					if (!strcmp(w, goodsim_policy_name(k)))
-						break;
-				if (k == GOODSIM_NPOLICIES)
-					return fail(
-					    "--policies", w,
-					    "not slurm-elastic, in-place, "
-					    "native-requeue, "
-					    "restart-at-size or oracle");
-				run[k] = true;
-			}
-			continue;
+	switch (c) {
+	case 't':
+		a->trace_path = optarg;
+		return 0;
+	case 'y':
+		a->synth = optarg;
+		return 0;
+	case 23:
+		a->plot = optarg;
+		return 0;
+	case 22:
+		return parse_policies(optarg, a->run);
+	case 25:
+		return parse_fallback(optarg, &a->p.ondemand);
+	case 27:
+		a->p.exact_passes = true;
+		return 0;
+	case 32:
+		if (goodsim_set_curve(&a->p, optarg, &err) < 0) {
+			fprintf(stderr, "bench_goodput: --%s\n", err.text);
+			return 2;
 		}
-		case 25:
-			if (!strcmp(optarg, "never"))
-				p.ondemand = ELASTIC_ONDEMAND_NEVER;
-			else if (!strcmp(optarg, "below-min"))
-				p.ondemand = ELASTIC_ONDEMAND_BELOW_MIN;
-			else if (!strcmp(optarg, "always"))
-				p.ondemand = ELASTIC_ONDEMAND_ALWAYS;
-			else
-				return fail("--ondemand-fallback", optarg,
-					    "not never, below-min or always");
-			continue;
-		case 27:
-			p.exact_passes = true;
-			continue;
-		case 32:
-			if (goodsim_set_curve(&p, optarg, &err) < 0) {
-				fprintf(stderr, "bench_goodput: --%s\n",
-					err.text);
-				return 2;
-			}
-			continue;
-		case 28:
-			schedule = true;
-			continue;
-		case 'h':
+		return 0;
+	case 28:
+		a->schedule = true;
+		return 0;
+	}
+	return -1;
+}
+
+/* The cluster, the groups, the trace's replay and the run's clock: false
+ * when c is none of them. */
+static bool set_shape(struct args *a, int c, double d)
+{
+	struct goodsim_params *p = &a->p;
+
+	switch (c) {
+	case 'n':
+		p->spot_nodes = (unsigned)d, a->nodes_given = true;
+		break;
+	case 'o':
+		p->ondemand_nodes = (unsigned)d, a->od_given = true;
+		break;
+	case 'g':
+		p->groups = (unsigned)d;
+		break;
+	case 1:
+		p->min = (unsigned)d;
+		break;
+	case 2:
+		p->max = (unsigned)d, a->max_given = true;
+		break;
+	case 3:
+		p->step = (unsigned)d;
+		break;
+	case 4:
+		p->speed = d;
+		break;
+	case 5:
+		p->reclaim_ratio = d;
+		break;
+	case 6:
+		p->seed = (uint64_t)d;
+		break;
+	case 7:
+		p->grace_s = (unsigned)d;
+		break;
+	case 8:
+		p->scale_delay_s = (unsigned)d;
+		break;
+	case 9:
+		p->fault_timeout_s = (unsigned)d;
+		break;
+	case 18:
+		p->tick_ms = (unsigned)d;
+		break;
+	case 24:
+		a->period = d;
+		break;
+	default:
+		return false;
+	}
+	return true;
+}
+
+/* The client, the costs of each action, the target and the prices. */
+static void set_cost(struct goodsim_params *p, int c, double d)
+{
+	switch (c) {
+	case 10:
+		p->rate = d;
+		break;
+	case 11:
+		p->ckpt_s = d;
+		break;
+	case 12:
+		p->ckpt_every_s = d;
+		break;
+	case 13:
+		p->restart_s = d;
+		break;
+	case 29:
+		p->stop_s = d;
+		break;
+	case 14:
+		p->resize_s = d;
+		break;
+	case 30:
+		p->inplace_s = d;
+		break;
+	case 31:
+		p->join_s = d;
+		break;
+	case 15:
+		p->start_s = d;
+		break;
+	case 16:
+		p->detect_s = d;
+		break;
+	case 33:
+		p->lost_s = d;
+		break;
+	case 17:
+		p->requeue_s = d;
+		break;
+	case 19:
+		p->target_samples = d;
+		break;
+	case 20:
+		p->spot_price = d;
+		break;
+	case 21:
+		p->ondemand_price = d;
+		break;
+	case 26:
+		p->queue_wait_s = d;
+		break;
+	}
+}
+
+/* The command line: -1 to go on, else the exit status. */
+static int parse_args(int argc, char **argv, struct args *a)
+{
+	int c, rc;
+	double d;
+
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		if (c == 'h') {
 			fputs(usage, stdout);
 			return 0;
-		case '?':
+		}
+		if (c == '?') {
 			fputs(usage, stderr);
 			return 2;
 		}
-		if (num(o, optarg, 0, 1e12, &d) < 0)
+		rc = set_word(a, c);
+		if (rc > 0)
+			return rc;
+		if (rc == 0)
+			continue;
+		if (num(opt_name(c), optarg, 0, 1e12, &d) < 0)
 			return 2;
-		switch (c) {
-		case 'n':
-			p.spot_nodes = (unsigned)d, nodes_given = true;
-			break;
-		case 'o':
-			p.ondemand_nodes = (unsigned)d, od_given = true;
-			break;
-		case 'g':
-			p.groups = (unsigned)d;
-			break;
-		case 1:
-			p.min = (unsigned)d;
-			break;
-		case 2:
-			p.max = (unsigned)d, max_given = true;
-			break;
-		case 3:
-			p.step = (unsigned)d;
-			break;
-		case 4:
-			p.speed = d;
-			break;
-		case 5:
-			p.reclaim_ratio = d;
-			break;
-		case 6:
-			p.seed = (uint64_t)d;
-			break;
-		case 7:
-			p.grace_s = (unsigned)d;
-			break;
-		case 8:
-			p.scale_delay_s = (unsigned)d;
-			break;
-		case 9:
-			p.fault_timeout_s = (unsigned)d;
-			break;
-		case 10:
-			p.rate = d;
-			break;
-		case 11:
-			p.ckpt_s = d;
-			break;
-		case 12:
-			p.ckpt_every_s = d;
-			break;
-		case 13:
-			p.restart_s = d;
-			break;
-		case 29:
-			p.stop_s = d;
-			break;
-		case 14:
-			p.resize_s = d;
-			break;
-		case 30:
-			p.inplace_s = d;
-			break;
-		case 31:
-			p.join_s = d;
-			break;
-		case 15:
-			p.start_s = d;
-			break;
-		case 16:
-			p.detect_s = d;
-			break;
-		case 33:
-			p.lost_s = d;
-			break;
-		case 17:
-			p.requeue_s = d;
-			break;
-		case 18:
-			p.tick_ms = (unsigned)d;
-			break;
-		case 19:
-			p.target_samples = d;
-			break;
-		case 20:
-			p.spot_price = d;
-			break;
-		case 21:
-			p.ondemand_price = d;
-			break;
-		case 24:
-			period = d;
-			break;
-		case 26:
-			p.queue_wait_s = d;
-			break;
-		}
+		if (!set_shape(a, c, d))
+			set_cost(&a->p, c, d);
 	}
-	if (optind < argc || !trace_path == !synth) {
+	if (optind < argc || !a->trace_path == !a->synth) {
 		fputs(usage, stderr);
 		return 2;
 	}
-	if (trace_path) {
-		t = trace_load(trace_path, &err);
-		snprintf(name, sizeof(name), "%s", trace_path);
-	} else {
-		char *text = synthetic(synth, p.seed, name, sizeof(name));
+	return -1;
+}
 
-		if (!text)
-			return fail("--synthetic", synth,
-				    "not NODES:HOURS:MTBF_MIN:MTTR_MIN"
-				    "[:BURST_MIN:BURST_SIZE] (NODES 1..65536, "
-				    "HOURS 0..720, times > 0)");
+/* The trace file, or the synthetic trace, and its name in name: NULL with
+ * *rc the exit status when it cannot be had. */
+static struct trace *load_trace(const struct args *a, char *name, size_t len,
+				int *rc)
+{
+	struct trace *t;
+	elastic_error_t err;
+
+	if (a->trace_path) {
+		t = trace_load(a->trace_path, &err);
+		snprintf(name, len, "%s", a->trace_path);
+	} else {
+		char *text = synthetic(a->synth, a->p.seed, name, len);
+
+		if (!text) {
+			*rc = fail("--synthetic", a->synth,
+				   "not NODES:HOURS:MTBF_MIN:MTTR_MIN"
+				   "[:BURST_MIN:BURST_SIZE] (NODES 1..65536, "
+				   "HOURS 0..720, times > 0)");
+			return NULL;
+		}
 		t = trace_parse(text, "synthetic", &err);
 		free(text);
 	}
 	if (!t) {
 		fprintf(stderr, "bench_goodput: %s\n", err.text);
-		return 1;
+		*rc = 1;
 	}
-	/* The trace's own scale, and a group that can use all of it. */
-	if (!nodes_given)
-		p.spot_nodes =
+	return t;
+}
+
+/* The trace's own scale, and a group that can use all of it, where the
+ * command line left them; then the checks: 0, or the exit status. */
+static int fit_params(struct args *a, const struct trace *t)
+{
+	struct goodsim_params *p = &a->p;
+	elastic_error_t err;
+
+	if (!a->nodes_given)
+		p->spot_nodes =
 		    trace_available_max(t) ? trace_available_max(t) : 1;
-	if (!max_given)
-		p.max = p.spot_nodes + p.min;
-	if (!od_given)
-		p.ondemand_nodes = p.groups * p.min;
-	if (goodsim_check(&p, &err) < 0) {
+	if (!a->max_given)
+		p->max = p->spot_nodes + p->min;
+	if (!a->od_given)
+		p->ondemand_nodes = p->groups * p->min;
+	if (goodsim_check(p, &err) < 0) {
 		fprintf(stderr, "bench_goodput: %s\n", err.text);
-		trace_destroy(t);
 		return 2;
 	}
-	if (schedule) {
-		/* For a replay: "MS add|reclaim|crash NODE", nodes from 1,
-		 * after a line "# duration MS" */
-		printf("# duration %" PRIu64 "\n",
-		       trace_at_speed_ms(trace_duration_ms(t), p.speed));
-		c = goodsim_schedule(&p, t, print_fault, NULL, &err);
-		if (c < 0)
-			fprintf(stderr, "bench_goodput: %s\n", err.text);
-		trace_destroy(t);
-		return c < 0 ? 1 : 0;
-	}
-	if (plot && !period)
-		period = (double)trace_duration_ms(t) / p.speed / 1000 / 2000;
-	if (plot && period * 1000 < p.tick_ms)
-		period = p.tick_ms / 1000.0;
+	return 0;
+}
 
+/* --schedule: the run's faults, for a replay: "MS add|reclaim|crash NODE",
+ * nodes from 1, after a line "# duration MS".  The exit status. */
+static int print_schedule(const struct goodsim_params *p, const struct trace *t)
+{
+	elastic_error_t err;
+	int c;
+
+	printf("# duration %" PRIu64 "\n",
+	       trace_at_speed_ms(trace_duration_ms(t), p->speed));
+	c = goodsim_schedule(p, t, print_fault, NULL, &err);
+	if (c < 0)
+		fprintf(stderr, "bench_goodput: %s\n", err.text);
+	return c < 0 ? 1 : 0;
+}
+
+/* What is run: the trace, the cluster, the groups, the client, the
+ * costs. */
+static void print_setup(const char *name, const struct trace *t,
+			const struct goodsim_params *p)
+{
 	printf("bench_goodput: %s: %zu events, %zu nodes (available %u..%u, "
 	       "mean %.1f), %.2f h\n",
 	       name, trace_event_count(t), trace_node_count(t),
@@ -472,55 +554,70 @@ int main(int argc, char **argv)
 	printf("  on %u spot nodes%s and %u on-demand; speed %g (%.2f h "
 	       "simulated); removes: %.0f%% reclaims (grace %u s), the rest "
 	       "crashes (seed %" PRIu64 ")\n",
-	       p.spot_nodes,
-	       trace_available_max(t) > p.spot_nodes ? " (scaled)" : "",
-	       p.ondemand_nodes, p.speed,
-	       (double)trace_duration_ms(t) / p.speed / 3.6e6,
-	       p.reclaim_ratio * 100, p.grace_s, p.seed);
+	       p->spot_nodes,
+	       trace_available_max(t) > p->spot_nodes ? " (scaled)" : "",
+	       p->ondemand_nodes, p->speed,
+	       (double)trace_duration_ms(t) / p->speed / 3.6e6,
+	       p->reclaim_ratio * 100, p->grace_s, p->seed);
 	printf("  %u group%s of min=%u max=%u step=%u, scale delay %u s, "
 	       "fault timeout %u s; ",
-	       p.groups, p.groups == 1 ? "" : "s", p.min, p.max, p.step,
-	       p.scale_delay_s, p.fault_timeout_s);
-	if (p.ncurve)
+	       p->groups, p->groups == 1 ? "" : "s", p->min, p->max, p->step,
+	       p->scale_delay_s, p->fault_timeout_s);
+	if (p->ncurve)
 		printf("client as measured: %.0f samples/s at 1 node, %.0f at "
 		       "%u\n",
-		       goodsim_world_rate(&p, 1),
-		       goodsim_world_rate(&p, p.ncurve), p.ncurve);
+		       goodsim_world_rate(p, 1),
+		       goodsim_world_rate(p, p->ncurve), p->ncurve);
 	else
-		printf("client %.0f samples/s per node, linear\n", p.rate);
+		printf("client %.0f samples/s per node, linear\n", p->rate);
 	printf("  costs: checkpoint %.1f s every %.0f s, restart %.1f s (the "
 	       "world picked after %.1f s), our "
 	       "resize %.1f s, in place %.1f s (joiners ready %.1f s), job "
 	       "start %.1f s, crash seen %.0f s (by our launchers %.1f s), "
 	       "requeue %.0f s, queue wait %.0f s; prices $%.2f spot, $%.2f "
 	       "on-demand per node-hour\n",
-	       p.ckpt_s, p.ckpt_every_s, p.restart_s, p.stop_s, p.resize_s,
-	       p.inplace_s, p.join_s, p.start_s, p.detect_s, p.lost_s,
-	       p.requeue_s,
-	       p.queue_wait_s, p.spot_price, p.ondemand_price);
+	       p->ckpt_s, p->ckpt_every_s, p->restart_s, p->stop_s, p->resize_s,
+	       p->inplace_s, p->join_s, p->start_s, p->detect_s, p->lost_s,
+	       p->requeue_s, p->queue_wait_s, p->spot_price, p->ondemand_price);
+}
+
+/* Each policy asked for, its series in ser when plotting, and the oracle
+ * (the table's reference) in any case: 0, or the exit status. */
+static int run_policies(const struct args *a, const struct trace *t,
+			double period, struct series *ser,
+			struct goodsim_result *res)
+{
+	elastic_error_t err;
+
 	for (int k = 0; k < GOODSIM_NPOLICIES; k++) {
 		double t0 = now_s();
 
-		if (!run[k])
+		if (!a->run[k])
 			continue;
-		if (goodsim_run(&p, t, k, plot ? collect : NULL, &ser[k],
+		if (goodsim_run(&a->p, t, k, a->plot ? collect : NULL, &ser[k],
 				period, &res[k], &err) < 0) {
 			fprintf(stderr, "bench_goodput: %s: %s\n",
 				goodsim_policy_name(k), err.text);
-			trace_destroy(t);
 			return 1;
 		}
 		printf("  %s: simulated in %.2f s (%" PRIu64
 		       " reconcile passes)\n",
 		       goodsim_policy_name(k), now_s() - t0, res[k].passes);
 	}
-	if (!run[GOODSIM_ORACLE] &&
-	    goodsim_run(&p, t, GOODSIM_ORACLE, NULL, NULL, 0,
+	if (!a->run[GOODSIM_ORACLE] &&
+	    goodsim_run(&a->p, t, GOODSIM_ORACLE, NULL, NULL, 0,
 			&res[GOODSIM_ORACLE], &err) < 0) {
 		fprintf(stderr, "bench_goodput: oracle: %s\n", err.text);
-		trace_destroy(t);
 		return 1;
 	}
+	return 0;
+}
+
+/* The table: a row a policy run, and the target. */
+static void print_table(const struct args *a, const struct goodsim_result *res)
+{
+	const struct goodsim_params *p = &a->p;
+
 	printf("\n%-16s %12s %9s %12s %10s %10s %12s %10s %12s %8s\n", "policy",
 	       "samples/s", "% oracle", "to target s", "spot n-h", "od n-h",
 	       "repeated", "cost $", "$/M samples", "resizes");
@@ -528,7 +625,7 @@ int main(int argc, char **argv)
 		const struct goodsim_result *r = &res[k];
 		char ttt[32];
 
-		if (!run[k])
+		if (!a->run[k])
 			continue;
 		if (r->time_to_target_s < 0)
 			snprintf(ttt, sizeof(ttt), "never");
@@ -546,12 +643,54 @@ int main(int argc, char **argv)
 		       r->resizes);
 	}
 	printf("(target: %.0f samples, half the oracle's unless --target)\n",
-	       p.target_samples ? p.target_samples
-				: res[GOODSIM_ORACLE].samples / 2);
-	if (plot)
-		write_plot(plot, name, ser, run);
+	       p->target_samples ? p->target_samples
+				 : res[GOODSIM_ORACLE].samples / 2);
+}
+
+/* The runs and their report: the exit status. */
+static int simulate(const struct args *a, const struct trace *t,
+		    const char *name)
+{
+	struct series ser[GOODSIM_NPOLICIES] = { 0 };
+	struct goodsim_result res[GOODSIM_NPOLICIES];
+	double period = a->period;
+	int rc;
+
+	if (a->plot && !period)
+		period =
+		    (double)trace_duration_ms(t) / a->p.speed / 1000 / 2000;
+	if (a->plot && period * 1000 < a->p.tick_ms)
+		period = a->p.tick_ms / 1000.0;
+	print_setup(name, t, &a->p);
+	rc = run_policies(a, t, period, ser, res);
+	if (rc == 0) {
+		print_table(a, res);
+		if (a->plot)
+			write_plot(a->plot, name, ser, a->run);
+	}
 	for (int k = 0; k < GOODSIM_NPOLICIES; k++)
 		free(ser[k].v);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	struct args a = { .run = { true, true, true, true, true } };
+	struct trace *t;
+	char name[256];
+	int rc;
+
+	goodsim_defaults(&a.p);
+	rc = parse_args(argc, argv, &a);
+	if (rc >= 0)
+		return rc;
+	t = load_trace(&a, name, sizeof(name), &rc);
+	if (!t)
+		return rc;
+	rc = fit_params(&a, t);
+	if (rc == 0)
+		rc = a.schedule ? print_schedule(&a.p, t)
+				: simulate(&a, t, name);
 	trace_destroy(t);
-	return 0;
+	return rc;
 }
