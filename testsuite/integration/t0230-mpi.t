@@ -69,6 +69,15 @@ while :; do
 		[ -z "\$(squeue -h -s -j "\$jobs" -o %i 2>/dev/null | grep -v '\\.batch\$')" ] && break
 		sleep 0.1
 	done
+	# ... and its ranks on this host (a killed mpirun leaves them to end
+	# on their own, maybe writing a checkpoint).
+	for k in \$(seq 300); do
+		pgrep -s 0 -f "$TRAIN" >/dev/null || break
+		sleep 0.1
+	done
+	# The newest checkpoint as the next launch starts: the one it resumes
+	# from (the next world soon writes newer ones).
+	ls "$W/ckpt" 2>/dev/null | grep '^ckpt-' | sort | tail -n 1 >"$W/newest.\$restart"
 	if [ \$rc = 0 ] && grep -q '^train_mpi: done' "$W/mpirun.\$restart.out"; then exit 0; fi
 	# 75: the ranks stopped for an elastic event; anything else failed.
 	if [ \$rc != 0 ] && [ \$rc != 75 ]; then
@@ -186,7 +195,7 @@ ok "3 ranks resume across the base and the unit" wait_until 60 steps_at 4 3
 # shellcheck disable=SC2086 # a list of files
 lost_d=$(last_step $logs) step_d=$(resumed_at 4)
 diag "the crashed world had reached step $lost_d; resumed from step $step_d ($ckpt_before)"
-like "... from the newest checkpoint" "$(grep ' restart 4 resumed' "$W/mpirun.4.out")" "resumed from $W/ckpt/$ckpt_before at"
+like "... from the newest checkpoint" "$(grep ' restart 4 resumed' "$W/mpirun.4.out")" "resumed from $W/ckpt/$(cat "$W/newest.3") at"
 ok "... at most 8 steps back" awk -v d="${step_d:-0}" -v l="${lost_d:-999}" -v c="${step_c:-0}" 'BEGIN { exit !(d > c && d <= l && l - d <= 8) }'
 
 # --- the unit's node fails ------------------------------------------------------
@@ -203,7 +212,7 @@ ok "2 ranks resume in the base job alone" wait_until 60 log_has "$W/mpirun.5.out
 # shellcheck disable=SC2086 # a list of files
 lost_e=$(last_step $logs) step_e=$(resumed_at 5)
 diag "the failed world had reached step $lost_e; resumed from step $step_e"
-like "... from the newest checkpoint" "$(grep ' restart 5 resumed' "$W/mpirun.5.out")" "resumed from $W/ckpt/$(newest_ckpt) at"
+like "... from the newest checkpoint" "$(grep ' restart 5 resumed' "$W/mpirun.5.out")" "resumed from $W/ckpt/$(cat "$W/newest.4") at"
 ok "... at most 8 steps back" awk -v d="${step_e:-0}" -v l="${lost_e:-999}" -v c="${step_d:-0}" 'BEGIN { exit !(d > c && d <= l && l - d <= 8) }'
 
 ok "the base job completes" wait_until 120 job_gone_or_done "$base"
