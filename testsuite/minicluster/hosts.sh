@@ -176,6 +176,10 @@ hosts_down() {
 		[[ -e $ns ]] || continue
 		h=${ns##*/}
 		host_kill "${h#"$TAG"-}" || true
+		# A dead process's TCP sockets to a peer that is gone (a crashed
+		# node) live on, retrying, for minutes, and keep the namespace
+		# and its link: closed here, as a host's reboot would.
+		ip netns exec "$h" ss -K -t -a >/dev/null 2>&1 || true
 		ip netns del "$h" 2>/dev/null || true
 	done
 	ip link del "$BRIDGE" 2>/dev/null || true
