@@ -379,14 +379,7 @@ sys.exit(0 if eval(sys.argv[1], env) else 1)' "$2" "$ED_SAMPLES"
 # for 2 s, then every 0.2 s (a sample costs a credential, a request and a
 # Python: still one per elasticd poll, ED_POLL_MS); every sample lands in
 # ED_SAMPLES.
-gwait() {
-	local deadline=$((SECONDS + $1)) fast=$((SECONDS + 2))
-	while :; do
-		gsample "$2" "$3" && return 0
-		[ "$SECONDS" -ge "$deadline" ] && return 1
-		if [ "$SECONDS" -lt "$fast" ]; then nap 0.1; else nap 0.2; fi
-	done
-}
+gwait() { poll "$1" 0.2 gsample "$2" "$3"; }
 
 # gwatch SECONDS ID: sample for SECONDS whatever happens (to catch a state
 # that must never appear).

@@ -143,18 +143,20 @@ esac
 exec {_nap_fd}<> <(:)
 nap() { read -r -t "$1" -u "$_nap_fd" _ || :; }
 
-# wait_until SECONDS CMD...: poll CMD until it succeeds (0) or the
-# deadline passes (1): every 0.1 s for 2 s, then every 0.25 s, so that a
-# long wait costs the cluster it waits on less.
-wait_until() {
-	local deadline=$((SECONDS + $1)) fast=$((SECONDS + 2))
-	shift
+# poll SECONDS SLOW CMD...: run CMD until it succeeds (0) or the deadline
+# passes (1): every 0.1 s for 2 s, then every SLOW s, so that a long wait
+# costs the cluster it waits on less.
+poll() {
+	local deadline=$((SECONDS + $1)) fast=$((SECONDS + 2)) slow=$2
+	shift 2
 	while :; do
 		"$@" && return 0
 		[ "$SECONDS" -ge "$deadline" ] && return 1
-		if [ "$SECONDS" -lt "$fast" ]; then nap 0.1; else nap 0.25; fi
+		if [ "$SECONDS" -lt "$fast" ]; then nap 0.1; else nap "$slow"; fi
 	done
 }
+# wait_until SECONDS CMD...: poll CMD, every 0.25 s after its first 2 s.
+wait_until() { poll "$1" 0.25 "${@:2}"; }
 
 done_testing() {
 	if [ "$_t_count" != "$_t_planned" ]; then
