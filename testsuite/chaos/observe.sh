@@ -139,7 +139,7 @@ REC_KIND="" REC_T0="" REC_DL=0 REC_T=0 REC_OFF=0 REC_R0=-1 REC_RQ0=0 REC_RQ="" R
 REQUEUE_DL=300
 base_restarts() { job_field "$BASE" Restarts; }
 expect() { # expect KIND DEADLINE RELAUNCH(0|1)
-	REC_KIND=$1 REC_T0=$(now) REC_DL=$2 REC_OFF=$(lines) REC_RQ="" REC_PRED=""
+	REC_KIND=$1 REC_T0=$(now) REC_DL=$2 REC_OFF=$(lines) REC_RQ="" REC_PRED="" REC_HELD=""
 	REC_RQ0=$(base_restarts)
 	REC_RQ0=${REC_RQ0:-0}
 	target_world
@@ -164,8 +164,10 @@ wait_recovery() {
 	[ -n "$REC_KIND" ] || return 0
 	local t ok=1
 	wait_until "$REC_DL" recovered_or_done ||
-		{ [ -n "$REC_RQ" ] && wait_until "$REQUEUE_DL" recovered_or_done; } || ok=0
+		{ [ -n "$REC_RQ" ] && wait_until "$REQUEUE_DL" recovered_or_done; } ||
+		{ slurm_holds && wait_until "$REQUEUE_DL" recovered_or_done; } || ok=0
 	[ -z "$REC_RQ" ] || REC_KIND=$REC_KIND+requeue
+	[ -z "$REC_HELD" ] || REC_KIND=$REC_KIND+held
 	if [ "$ok" = 0 ]; then
 		echo "$REC_KIND timeout" >>"$FIGS"
 		local st=steady tr=yes
@@ -190,6 +192,21 @@ wait_recovery() {
 	REC_KIND=""
 }
 recovered_or_done() { recovered || log_done || base_ended; }
+# slurm_holds: at the deadline, a unit elasticd asked for is still
+# pending in Slurm.  Its nodes can fall out of Slurm's view during the
+# wait (a message to them failed: "not responding" until slurmctld's
+# next ping, SlurmdTimeout/3), after the expected world was taken; the
+# wait goes on as for a requeue, and the figure is KIND+held.  A unit
+# Slurm can never start still fails the run.
+REC_HELD=""
+slurm_holds() {
+	local p
+	p=$(slurm_units "$BASE" PENDING | awk '{ print $1 }' | tr '\n' ' ')
+	[ -n "$p" ] || return 1
+	REC_HELD=1
+	say "  $(ts) Slurm holds unit(s) ${p}pending $(squeue -h -j "${p%% *}" -o %R 2>/dev/null); nodes: $(scontrol -o show node "n[1-$MAXN]" 2>/dev/null | awk '{
+		for (i = 2; i <= NF; i++) if ($i ~ /^State=/) { printf "%s=%s ", substr($1, 10), substr($i, 7); break } }')- waiting up to $REQUEUE_DL s more"
+}
 # interrupted: the next fault fires before the pending recovery was seen.
 interrupted() {
 	[ -n "$REC_KIND" ] || return 0
