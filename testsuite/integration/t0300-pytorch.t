@@ -60,6 +60,7 @@ node_resume "$node"
 phase 4 "the node is back: it grows back to 4 ranks"
 
 # --- the end ---------------------------------------------------------------------------------
+finish_soon
 ok "training finishes" wait_until 400 log_has "$out" '^train_ddp: done: '
 ok "elastic-run reports success" wait_until 30 log_has "$out" 'elastic-run: .* event=done .*result=success'
 ok "the base job completes" wait_until 30 eval '[ "$(job_field "$base" JobState)" = COMPLETED ]'

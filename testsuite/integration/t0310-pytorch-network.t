@@ -85,6 +85,7 @@ ok "the cut node's ranks never trained after the cut" \
 	awk -v a="$steps_cut" -v b="$(steps_of "$stale")" 'BEGIN { exit !(b <= a + 1) }'
 
 # --- the end ------------------------------------------------------------------
+finish_soon
 ok "training finishes" wait_until 600 log_has "$out" '^train_ddp: done: '
 ok "elastic-run reports success" wait_until 30 log_has "$out" 'elastic-run: .* event=done .*result=success'
 trained_well "a checkpoint"

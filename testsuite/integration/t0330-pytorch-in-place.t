@@ -22,19 +22,8 @@ PHASE_FIGURE="in place"
 
 ARGS="--samples $SAMPLES --global-batch $BATCH --epochs $EPOCHS"
 ED_WRAP="export OMP_NUM_THREADS=1 PYTHONPATH=$ELASTIC_SRCDIR/contribs/python
-exec $RUN -- $PYTHON $EX/train_ddp.py --in-place $ARGS \
+exec $RUN -- $PYTHON $EX/train_ddp.py --in-place $ARGS --epochs-file $W/epochs \
 	--step-sleep 0.05 --checkpoint-every $EVERY --log-every 5 --sample-log-dir $W/samples --timeout 10"
-
-# The same training uninterrupted on 1 rank, here: its final loss.
-ref=$W/ref
-mkdir -p "$ref" && chmod 777 "$ref"
-# shellcheck disable=SC2086 # options
-(cd "$ref" && runuser -u "$TEST_USER" -- env -u SLURM_CONF RANK=0 WORLD_SIZE=1 LOCAL_RANK=0 \
-	LOCAL_WORLD_SIZE=1 MASTER_ADDR=127.0.0.1 MASTER_PORT=$((MC_PORT_BASE + 61)) \
-	GLOO_SOCKET_IFNAME=lo OMP_NUM_THREADS=1 PYTHONPATH="$ELASTIC_SRCDIR/contribs/python" \
-	"$PYTHON" "$EX/train_ddp.py" $ARGS --checkpoint-dir "$ref/ckpt" >"$ref/out" 2>&1)
-REF=$(sed -n 's/^final loss \([0-9.e+-]*\)$/\1/p' "$ref/out")
-like "the uninterrupted run on 1 rank gives a final loss" "$REF" '^[0-9]'
 
 ok "elasticd starts" ed_start
 fill=$(filler preempt 3)
@@ -110,6 +99,7 @@ p_last=$(pids_in "$last_world")
 ok "... the 3 kept their processes ($p_fail in $p_last)" subset "$p_fail" "$p_last"
 
 # --- the end ---------------------------------------------------------------
+finish_soon
 ok "training finishes" wait_until 600 log_has "$out" '^train_ddp: done: '
 ok "elastic-run reports success" wait_until 30 log_has "$out" 'elastic-run: .* event=done .*result=success'
 ok "the base job completes" wait_until 30 eval '[ "$(job_field "$base" JobState)" = COMPLETED ]'
@@ -125,6 +115,17 @@ ok "every sample of every epoch processed exactly once: $cs" \
 like "... nothing missing" "$cs" ' 0 missing, 0 unexpected'
 steps=$(log '^train_ddp: done: ' | tail -n1 | sed -E 's/.* ([0-9]+) steps.*/\1/')
 is "the total number of steps is that of an uninterrupted run" "$steps" "$((EPOCHS * STEPS_PER_EPOCH))"
+# The same training uninterrupted on 1 rank, here, as many epochs: its
+# final loss.
+ref=$W/ref
+mkdir -p "$ref" && chmod 777 "$ref"
+# shellcheck disable=SC2086 # options
+(cd "$ref" && runuser -u "$TEST_USER" -- env -u SLURM_CONF RANK=0 WORLD_SIZE=1 LOCAL_RANK=0 \
+	LOCAL_WORLD_SIZE=1 MASTER_ADDR=127.0.0.1 MASTER_PORT=$((MC_PORT_BASE + 61)) \
+	GLOO_SOCKET_IFNAME=lo OMP_NUM_THREADS=1 PYTHONPATH="$ELASTIC_SRCDIR/contribs/python" \
+	"$PYTHON" "$EX/train_ddp.py" --samples $SAMPLES --global-batch $BATCH --epochs $EPOCHS --checkpoint-dir "$ref/ckpt" >"$ref/out" 2>&1)
+REF=$(sed -n 's/^final loss \([0-9.e+-]*\)$/\1/p' "$ref/out")
+like "the uninterrupted run on 1 rank gives a final loss" "$REF" '^[0-9]'
 loss=$(log '^final loss ' | tail -n1 | awk '{ print $3 }')
 ok "the final loss ($loss) is the uninterrupted run's ($REF) within float tolerance" \
 	awk -v f="$loss" -v r="$REF" 'BEGIN { d = f - r; if (d < 0) d = -d; exit !(f != "" && d <= 1e-4 * r + 1e-7) }'

@@ -20,7 +20,7 @@ out=$W/out
 ok "elasticd starts" ed_start
 base=$(ED_WRAP="export OMP_NUM_THREADS=1 PYTHONPATH=$ELASTIC_SRCDIR/contribs/python
 exec $RUN -- $PYTHON $EX/train_ddp.py --in-place --samples $SAMPLES --global-batch $BATCH --epochs $EPOCHS \
-	--step-sleep 0.05 --checkpoint-every $EVERY --log-every 5 --sample-log-dir $W/samples --timeout 10" \
+	--epochs-file $W/epochs --step-sleep 0.05 --checkpoint-every $EVERY --log-every 5 --sample-log-dir $W/samples --timeout 10" \
 	submit_group "$TEST_USER" --elastic-min=2 --elastic-max=3 --elastic-step=1 \
 	--elastic-scale-delay=2 --elastic-grace=30 --elastic-fault-timeout=5 \
 	--elastic-checkpoint-dir="$W/ckpt/%j" -o "$out")
@@ -58,6 +58,7 @@ ok "the node is freed: the next growth, to 3, is in place again" wait_until 150 
 figure "in place after a fallback: idle node to a world of 3: $(secs_since "$t_phase") s"
 ok "the crashed node boots" node_resume "$node"
 
+finish_soon
 ok "training finishes" wait_until 400 log_has "$out" '^train_ddp: done: '
 ok "elastic-run reports success" wait_until 30 log_has "$out" 'elastic-run: .* event=done .*result=success'
 window=$(((EVERY + 1) * BATCH))

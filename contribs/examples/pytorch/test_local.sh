@@ -8,8 +8,9 @@
 # (checkpoint-on-event leaves no repeat window), every launch resumed where
 # the previous one stopped, the loss decreased, and the final loss matches an
 # uninterrupted 1-rank run (the gradient is the global-batch mean at any
-# world size).  Last, a rank whose saves fail (EFBIG) says so and trains to
-# the end; the older checkpoint stays.  Fails when torch is not importable:
+# world size), whose count of epochs --epochs-file lowers.  Last, a rank
+# whose saves fail (EFBIG) says so and trains to the end; the older
+# checkpoint stays.  Fails when torch is not importable:
 # it is a dependency.
 set -eu
 
@@ -115,11 +116,15 @@ grep -q "world 1 restart 2 resumed from .*ckpt-0*$step_b.pt at step $step_b" "$T
 "$PYTHON" "$HERE/check_samples.py" "$T/samples" $SAMPLES $EPOCHS --window 0 ||
 	fail "samples not processed exactly once"
 
-# Reference: the same training, uninterrupted, on 1 rank.
+# Reference: the same training, uninterrupted, on 1 rank; its epochs
+# lowered to the same count by --epochs-file.
 ELASTIC_CHECKPOINT_DIR="$T/ref-ckpt"
 RESTART=0
-launch ref 1 --step-sleep 0
+echo "$EPOCHS" >"$T/epochs"
+launch ref 1 --step-sleep 0 --epochs $((EPOCHS * 3)) --epochs-file "$T/epochs"
 reap
+grep -q "^train_ddp: done: $EPOCHS epochs, $((SAMPLES * EPOCHS / 64)) steps" "$T/ref.rank0.out" ||
+	fail "--epochs-file did not end the reference run after $EPOCHS epochs"
 
 "$PYTHON" - "$T/c.rank0.out" "$T/ref.rank0.out" "$step_a" "$step_b" <<'EOF' || fail "loss check"
 import re, sys

@@ -120,6 +120,10 @@ def parse_args(argv=None):
     p.add_argument("--features", type=int, default=16)
     p.add_argument("--noise", type=float, default=0.1)
     p.add_argument("--epochs", type=int, default=3)
+    p.add_argument("--epochs-file",
+                   help="a file that may lower --epochs while training "
+                        "runs: every rank reads the count in it as each "
+                        "epoch starts (write it, whole, an epoch ahead)")
     p.add_argument("--global-batch", type=int, default=64,
                    help="samples per global step, split across ranks (64)")
     p.add_argument("--lr", type=float, default=0.05)
@@ -155,6 +159,21 @@ def parse_args(argv=None):
         if getattr(a, name) < 1:
             p.error("--%s must be at least 1" % name.replace("_", "-"))
     return a
+
+
+def epochs_now(args):
+    """--epochs, or the smaller count in --epochs-file.
+
+    Every rank reads it as each epoch starts: the ranks step together, so
+    they all see a count written (whole, by a rename) an epoch before the
+    boundary it ends the training at."""
+    if not args.epochs_file:
+        return args.epochs
+    try:
+        with open(args.epochs_file) as f:
+            return max(1, min(int(f.read().strip()), args.epochs))
+    except (OSError, ValueError):
+        return args.epochs
 
 
 def env_int(name, default=None):
@@ -364,6 +383,9 @@ def main(argv=None):
     while consumed < total:
         epoch, offset = divmod(consumed, n)
         if epoch != order_epoch:
+            total = n * epochs_now(args)
+            if consumed >= total:
+                break
             order_epoch, order = epoch, epoch_order(epoch, n, args.seed)
         # A global step never crosses an epoch boundary.
         batch = order[offset:min(offset + args.global_batch, n)]
@@ -427,7 +449,7 @@ def main(argv=None):
     dist.barrier()
     if rank == 0:
         print("train_ddp: done: %d epochs, %d steps, %d samples, checkpoint "
-              "%s" % (args.epochs, step, consumed, path), flush=True)
+              "%s" % (consumed // n, step, consumed, path), flush=True)
         print("initial loss %.6f" % initial_loss)
         print("final loss %.6f" % final, flush=True)
     if slog:
@@ -501,6 +523,9 @@ def train_in_place(args):
         p = el.position
         epoch, offset = divmod(p["consumed"], n)
         if epoch != order_epoch:
+            total = n * epochs_now(args)
+            if p["consumed"] >= total:
+                break
             order_epoch, order = epoch, epoch_order(epoch, n, args.seed)
         batch = order[offset:min(offset + args.global_batch, n)]
         world, rank = el.world_size, el.rank
@@ -550,7 +575,7 @@ def train_in_place(args):
     dist.barrier()
     if el.rank == 0:
         print("train_ddp: done: %d epochs, %d steps, %d samples, checkpoint "
-              "%s" % (args.epochs, el.position["step"],
+              "%s" % (el.position["consumed"] // n, el.position["step"],
                       el.position["consumed"], path), flush=True)
         print("initial loss %.6f" % el.position["initial_loss"])
         print("final loss %.6f" % final, flush=True)
