@@ -69,6 +69,11 @@ bail() {
 	exit 1
 }
 
+# has_torch: $PYTHON finds the torch module (a look-up, not an import:
+# importing it costs a second or two of CPU, and the test's ranks import
+# it anyway).
+has_torch() { "$PYTHON" -c 'import importlib.util, sys; sys.exit(importlib.util.find_spec("torch") is None)' 2>/dev/null; }
+
 # at_exit CMD: run CMD (a shell command, eval'ed) when the test ends, the
 # last registered first.  The one EXIT trap of every test: a test and the
 # libraries it sources each add their cleanups here, none replaces

@@ -10,7 +10,7 @@ pytorch_setup() {
 	EX="$ELASTIC_SRCDIR/contribs/examples/pytorch"
 	W=$ED_TMP/w
 	mkdir -p "$W/samples" "$W/ckpt" && chmod -R 777 "$W"
-	"$PYTHON" -c 'import torch' 2>/dev/null || bail "python3-torch is not installed"
+	has_torch || bail "python3-torch is not installed"
 	at_exit pytorch_said
 }
 

@@ -19,7 +19,7 @@ PYTHON=/usr/bin/python3
 SAMPLES=2048
 EPOCHS=3
 [ -x "$RUN" ] || bail "not built: $RUN"
-"$PYTHON" -c 'import torch' 2>/dev/null || bail "$PYTHON cannot import torch (apt-get install python3-torch)"
+has_torch || bail "$PYTHON cannot import torch (apt-get install python3-torch)"
 
 make_tmp W
 chmod 755 "$W"

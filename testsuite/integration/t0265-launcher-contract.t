@@ -24,7 +24,7 @@ ed_setup
 plan 36
 
 EX="$ELASTIC_SRCDIR/contribs/examples/pytorch"
-"$PYTHON" -c 'import torch' 2>/dev/null || bail "python3-torch is not installed"
+has_torch || bail "python3-torch is not installed"
 
 # --- 1. told through a peer, before the launcher ------------------------------
 W=$ED_TMP/race

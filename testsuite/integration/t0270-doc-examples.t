@@ -28,7 +28,7 @@ chmod a+r "$W"/*
 ln -s "$RUN" "$W/bin/elastic-run"
 ln -s /usr/bin/python3 "$W/bin/python3"
 command -v mpicc >/dev/null || bail "mpicc not found (apt-get install libopenmpi-dev)"
-"$PYTHON" -c 'import torch' 2>/dev/null || bail "python3-torch is not installed"
+has_torch || bail "python3-torch is not installed"
 # starts FILE W: how many times rank 0 started in a world of W ranks;
 # start_step FILE W: the step the newest of them started at.
 starts() { grep -cE "^rank 0/$2: starting at step [0-9]+$" "$1" 2>/dev/null; }
