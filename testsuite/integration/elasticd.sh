@@ -476,13 +476,14 @@ filler() {
 
 # two_of_four: the set-up of the tests that kill a daemon mid-resize: a
 # base-partition job ($fill) on 2 of the 4 nodes, and a min=1 max=4 group
-# ($base) at a world of 2 on the others, with a scale delay (4 s) long
-# enough to kill or restart a daemon inside the resize that scancel
-# "$fill" starts.  Three tests.
+# ($base) at a world of 2 on the others, with a scale delay (10 s) long
+# enough to see the resize that scancel "$fill" starts (one look at
+# Slurm's queue and at elasticd takes seconds on a busy machine: 4 s
+# were missed) and to kill or restart a daemon inside it.  Three tests.
 two_of_four() {
 	fill=$(filler base 2)
 	ok "a base-partition job holds 2 of the 4 nodes" wait_until 30 job_running "$fill"
-	base=$(submit_group "$TEST_USER" --elastic-min=1 --elastic-max=4 --elastic-step=1 --elastic-scale-delay=4)
+	base=$(submit_group "$TEST_USER" --elastic-min=1 --elastic-max=4 --elastic-step=1 --elastic-scale-delay=10)
 	like "a min=1 max=4 group is accepted" "$base" '^[0-9]+$'
 	ok "with 2 nodes free it reaches a world of 2" gwait 60 "$base" 'world == 2 and len(units()) == 1 and state == "RUNNING"' ||
 		show_group "$base"
