@@ -133,7 +133,7 @@ preemptor_blocked() {
 # pending recovery: its label, start time, deadline.
 # REC_PRED: for a fault that changes no world, the command that says it
 # is over.
-REC_KIND="" REC_T0="" REC_DL=0 REC_T=0 REC_OFF=0 REC_R0=-1 REC_RQ0=0 REC_RQ="" REC_PRED=""
+REC_KIND="" REC_T0="" REC_DL=0 REC_T=0 REC_OFF=0 REC_R0=-1 REC_RQ0=0 REC_RQ="" REC_PRED="" REC_HELD=""
 # How long Slurm may take to start a base it requeued: its nodes answer
 # again at slurmctld's next ping, then the scheduler starts the job.
 REQUEUE_DL=300
@@ -198,7 +198,6 @@ recovered_or_done() { recovered || log_done || base_ended; }
 # next ping, SlurmdTimeout/3), after the expected world was taken; the
 # wait goes on as for a requeue, and the figure is KIND+held.  A unit
 # Slurm can never start still fails the run.
-REC_HELD=""
 slurm_holds() {
 	local p
 	p=$(slurm_units "$BASE" PENDING | awk '{ print $1 }' | tr '\n' ' ')
