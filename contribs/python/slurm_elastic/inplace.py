@@ -282,15 +282,22 @@ def socket_inodes() -> dict:
     return out
 
 
-def _shutdown(fd, wanted) -> bool:
+def _shutdown(fd, wanted, ino=None) -> bool:
     """Shut down the connected TCP stream at descriptor fd when
-    wanted(its socket) says so; the descriptor stays open for its
-    owner.  True when it did."""
+    wanted(its socket) says so and, if ino is given, it is still that
+    socket; the descriptor stays open for its owner.  True when it
+    did."""
     try:
         dup = os.dup(fd)
     except OSError:
         return False  # closed meanwhile
     try:
+        # Another thread may have closed fd since it was listed and
+        # opened a new socket there (the next process group's): the
+        # inode of what the duplicate holds is the one to compare.
+        if ino is not None and str(os.fstat(dup).st_ino) != str(ino):
+            os.close(dup)
+            return False
         s = socket.socket(fileno=dup)
     except OSError:
         os.close(dup)
@@ -319,7 +326,7 @@ def shutdown_sockets(socks, spare_port=None) -> int:
     def wanted(s):
         return spare_port not in (s.getsockname()[1], s.getpeername()[1])
     return sum(1 for fd, ino in socks.items()
-               if now.get(fd) == ino and _shutdown(fd, wanted))
+               if now.get(fd) == ino and _shutdown(fd, wanted, ino))
 
 
 def drop_connections(hosts, keep=()) -> int:
@@ -582,8 +589,9 @@ class WorldClient:
                     if self._newest is not None and \
                             w.number <= self._newest.number:
                         continue
-                    self._newest = w
-                    self._cond.notify_all()
+                # The cuts come before the world is seen: a rank that
+                # moved to it first would have its new process group's
+                # connections cut.
                 if w.lost and self.drop_lost:
                     self.dropped += drop_connections(w.lost,
                                                      keep=(sock.fileno(),))
@@ -593,6 +601,9 @@ class WorldClient:
                         cb(w)
                     except Exception:
                         pass  # the caller's; the channel goes on
+                with self._cond:
+                    self._newest = w
+                    self._cond.notify_all()
         except OSError as e:  # InPlaceError included
             self._lose(str(e) or type(e).__name__)
         except Exception as e:  # a bug here: still never half-believe

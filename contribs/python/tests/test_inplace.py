@@ -321,6 +321,8 @@ class Drop(unittest.TestCase):
             os.dup2(e.fileno(), fd)
             self.addCleanup(os.close, fd)
         self.assertEqual(inplace.shutdown_sockets(new), 1)  # d2 only
+        # Reused between the listing and the cut: the inode decides.
+        self.assertFalse(inplace._shutdown(fd, lambda s: True, new[fd]))
         self.assertTrue(self.ended(d2))
         for s in (a, b, c, b2):
             self.assertFalse(self.ended(s))
@@ -526,6 +528,16 @@ class Channel(unittest.TestCase):
         # Already there: no waiting, with any timeout.
         self.assertEqual(self.client.wait(3, 0).number, 4)
         self.assertIsNone(self.client.wait(4, 0))
+
+    def test_world_seen_after_callback(self):
+        # The callback cuts the old process group's connections: a rank
+        # that saw the world first would have moved to its new group.
+        seen = []
+        self.client.on_world = lambda w: seen.append(self.client.latest(3))
+        p = self.up()
+        p.send_world(4)
+        self.assertEqual(self.client.wait(3, 5).number, 4)
+        self.assertEqual(seen, [None])
 
     def test_older_ignored(self):
         seen = []
