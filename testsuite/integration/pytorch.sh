@@ -42,11 +42,14 @@ exec $RUN -- $PYTHON $EX/train_ddp.py --samples $SAMPLES --global-batch $BATCH -
 log() { grep -E -- "$1" "$out" 2>/dev/null; }
 
 # finish_soon: the story told, the training ends 3 epochs after the last
-# one rank 0 logged, not after all $EPOCHS (sized for a slow machine):
-# train_ddp.py --epochs-file $W/epochs, written whole and at least an
-# epoch ahead (rank 0 logs every few steps).  EPOCHS follows.
+# one rank 0 logged, not after all $EPOCHS (a cap far above any story's
+# length: a training that ended before its story ends the story's resizes
+# with it): train_ddp.py --epochs-file $W/epochs, written whole and at
+# least an epoch ahead (rank 0 logs every few steps).  EPOCHS follows.
 finish_soon() {
 	local e
+	! log '^train_ddp: done: ' >/dev/null ||
+		diag "the training ended before its story did: EPOCHS=$EPOCHS is too few at this machine's pace"
 	e=$(sed -n 's/^step [0-9]* epoch \([0-9]*\) .*/\1/p' "$out" | tail -n1)
 	e=$((${e:-0} + 3))
 	[ "$e" -lt "$EPOCHS" ] || return 0

@@ -17,7 +17,7 @@ pytorch_setup
 
 SAMPLES=2048 BATCH=64 EVERY=10
 STEPS_PER_EPOCH=$((SAMPLES / BATCH))
-EPOCHS=${T0300_EPOCHS:-60}
+EPOCHS=${T0300_EPOCHS:-600}
 out=$W/out
 
 ok "elasticd starts" ed_start

@@ -15,7 +15,7 @@ plan 24
 pytorch_setup
 
 SAMPLES=2048 BATCH=64 EVERY=10
-EPOCHS=${T0310_EPOCHS:-120}
+EPOCHS=${T0310_EPOCHS:-600}
 out=$W/out
 PHASE_FIGURE="network: pytorch"
 

@@ -14,7 +14,7 @@ plan 16
 pytorch_setup
 
 SAMPLES=2048 BATCH=64 EVERY=10
-EPOCHS=${T0332_EPOCHS:-60}
+EPOCHS=${T0332_EPOCHS:-600}
 out=$W/out
 
 ok "elasticd starts" ed_start
