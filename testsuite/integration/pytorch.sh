@@ -19,7 +19,7 @@ pytorch_setup() {
 pytorch_said() {
 	[ "$_t_failed" = 0 ] || [ ! -s "${out:-}" ] && return 0
 	diag "the job's errors ($out; the last line of each traceback, srun's and elastic-run's words):"
-	grep -aE '^(\[rank[0-9]+\]: )?[A-Za-z_.]*(Error|Exception): |^srun: error: |^elastic-run: (warning|error)' "$out" |
+	grep -aE '^(\[rank[0-9]+\]: )*[A-Za-z_.]*(Error|Exception): |^srun: error: |^elastic-run: (warning|error)' "$out" |
 		head -n 40 | sed 's/^/#   /'
 	diag "the job's last words, timeline and progress left out:"
 	grep -avE ' event=|^step [0-9]+ ' "$out" | tail -n 40 | sed 's/^/#   /'
