@@ -36,6 +36,8 @@ void decide(const struct launch_obs *o, struct decision_out *r)
 {
 	if (o->stopping)
 		return decide_set(r, DECIDE_STOP, "stopping", false);
+	if (o->finished && o->ok && !o->failed && !o->event_exits)
+		return decide_set(r, DECIDE_SUCCESS, "ranks-finished", false);
 	/* Whatever the ranks' statuses: a failed collective after a lost
 	 * member is the event's doing, and ranks that exited 0 meanwhile
 	 * may have stopped for it through a peer. */

@@ -42,6 +42,10 @@ struct launch_obs {
 	 * launch started on (a member lost or shrunk, a node down, a member
 	 * being preempted, a new generation from elasticd). */
 	bool world_changed;
+	/* The ranks ended on their own, every one with status 0, before
+	 * the launcher told them of the event it saw (in place: while it
+	 * readied the ranks that were to join them): the job is done. */
+	bool finished;
 	/* How the members ended. */
 	unsigned ok, event_exits, failed;
 	/* Failures so far (launches that failed on their own) and the limit. */

@@ -622,7 +622,7 @@ static int round_once(struct rounds *x)
 		heartbeat_start(c, &x->ms, x->restart, inplace_published(c));
 	}
 	/* Ranks on the world channel heed its word, not the signal. */
-	if (w.cause) {
+	if (w.cause && !w.finished) {
 		inplace_abandon(c, w.stopping);
 		end_launch(c, x->src, &x->l, &x->ms, x->restart, &w);
 	} else

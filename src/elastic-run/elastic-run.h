@@ -217,6 +217,9 @@ struct watch {
 	char also[WATCH_ALSO_MAX][64];
 	uint32_t also_job[WATCH_ALSO_MAX];
 	size_t nalso;
+	/* The ranks all finished (status 0) while new ones were readied to
+	 * join them in place: the job is done, the cause moot. */
+	bool finished;
 };
 
 /* A node whose heartbeats stopped and whose host does not answer

@@ -560,15 +560,26 @@ static bool diff_worlds(const struct config *c, const struct members *cur,
 	return true;
 }
 
+/* Every rank of l ended, each with status 0: the training is over. */
+static bool all_finished(const struct launch *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (!l->done[i] || member_end_of(l->status[i]) != MEMBER_OK)
+			return false;
+	return l->n > 0;
+}
+
 /*
  * Start the joiners' ranks and wait until they are warm: every one has
- * registered.  Meanwhile the world trains on.  false with why on failure
- * (a joiner's srun ended, the wait ran out, the job is stopping).
+ * registered.  Meanwhile the world (l) trains on.  false with why on
+ * failure (a joiner's srun ended, the wait ran out, the job is stopping,
+ * the world's ranks ended: "ranks-finished" when all did with status 0).
  */
 static bool start_joiners(const struct config *c, const struct members *nm,
-			  const struct launch *l, unsigned restart,
-			  struct launch *jl, double deadline, char *why,
-			  size_t wl)
+			  struct launch *l, unsigned restart, struct launch *jl,
+			  double deadline, char *why, size_t wl)
 {
 	struct members *jm = malloc(sizeof(*jm));
 	elastic_error_t err;
@@ -597,6 +608,16 @@ static bool start_joiners(const struct config *c, const struct members *nm,
 				ready++;
 		if (ready == jm->n)
 			break;
+		/* The world's ranks are not told of the join: ending, they
+		 * ended on their own (a training that finished meanwhile). */
+		reap(l);
+		if (l->running < l->n) {
+			snprintf(why, wl, "ranks-%s",
+				 all_finished(l) ? "finished" : "ended");
+			kill_launch(jl);
+			free(jm);
+			return false;
+		}
 		if (jl->running < jl->n || got_stop || now_s() >= deadline) {
 			snprintf(why, wl, "joiners-%s",
 				 got_stop	       ? "stopped"
@@ -635,6 +656,23 @@ static bool wait_joined(const struct config *c, struct launch *l, uint64_t wn,
 		}
 	}
 	return true;
+}
+
+/* No resize in place, for why: the restart path, or nothing to do when
+ * the ranks finished meanwhile (decide.h). */
+static void not_resized(const struct config *c, unsigned restart,
+			unsigned nnodes, const char *why, struct watch *w)
+{
+	if (!strcmp(why, "ranks-finished")) {
+		timeline("unjoined", restart, nnodes, "path=in-place why=%s",
+			 why);
+		w->finished = true;
+		return;
+	}
+	timeline("fallback", restart, nnodes, "path=restart why=%s", why);
+	inplace_abandon(c, false);
+	reap_leaving(&leavers, true);
+	snprintf(w->detail, sizeof(w->detail), "in-place-fallback=%s", why);
 }
 
 /*
@@ -728,14 +766,8 @@ bool inplace_resize(const struct config *c, struct source *src,
 		report_up(c, src, ms);
 	ok = true;
 out:
-	if (!ok) {
-		timeline("fallback", restart, ms->nnodes, "path=restart why=%s",
-			 why);
-		inplace_abandon(c, false);
-		reap_leaving(&leavers, true);
-		snprintf(w->detail, sizeof(w->detail), "in-place-fallback=%s",
-			 why);
-	}
+	if (!ok)
+		not_resized(c, restart, ms->nnodes, why, w);
 	free(nm);
 	free(jl);
 	return ok;

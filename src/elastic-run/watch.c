@@ -263,6 +263,7 @@ void observe(const struct config *c, struct source *src, struct members *ms,
 
 	memset(o, 0, sizeof(*o));
 	o->stopping = w->stopping;
+	o->finished = w->finished;
 	o->fault = w->lost_job ? w->cause : NULL;
 	o->event = w->cause && strcmp(w->cause, "member-exit") != 0 &&
 		   strcmp(w->cause, "ranks-event") != 0;
@@ -279,7 +280,7 @@ void observe(const struct config *c, struct source *src, struct members *ms,
 			break;
 		}
 	}
-	if (o->stopping || o->event)
+	if (o->stopping || o->event || o->finished)
 		return;
 	/* Nothing reached the launcher: ask at once whether the world is
 	 * still the one the ranks were launched on; after a failure, give

@@ -104,6 +104,34 @@ static void test_race_exit_zero_world_changed(void **state)
 	expect(&o, DECIDE_RELAUNCH, "event");
 }
 
+/* In place, the ranks all finished while the launcher readied joiners
+ * for them (they are never told of a join): a success, whatever the
+ * event that started the join; not when any rank failed or stopped. */
+static void test_finished_before_told(void **state)
+{
+	static const struct {
+		unsigned ok, ev, failed;
+		bool stopping;
+		enum decision what;
+		const char *why;
+	} cases[] = {
+		{ 3, 0, 0, false, DECIDE_SUCCESS, "ranks-finished" },
+		{ 2, 0, 1, false, DECIDE_RELAUNCH, "event" },
+		{ 2, 1, 0, false, DECIDE_RELAUNCH, "event" },
+		{ 3, 0, 0, true, DECIDE_STOP, "stopping" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct launch_obs o =
+		    obs(cases[i].ok, cases[i].ev, cases[i].failed);
+
+		o.finished = o.event = o.world_changed = true;
+		o.stopping = cases[i].stopping;
+		expect(&o, cases[i].what, cases[i].why);
+	}
+}
+
 static void test_event_wins_over_failure(void **state)
 {
 	/* After an event the collectives of the survivors fail: an elastic
@@ -229,6 +257,7 @@ int main(void)
 		cmocka_unit_test(test_success),
 		cmocka_unit_test(test_race_event_status),
 		cmocka_unit_test(test_race_exit_zero_world_changed),
+		cmocka_unit_test(test_finished_before_told),
 		cmocka_unit_test(test_event_wins_over_failure),
 		cmocka_unit_test(test_retry_then_give_up),
 		cmocka_unit_test(test_unexplained_bounded),
