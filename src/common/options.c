@@ -46,6 +46,8 @@ static const struct {
 				       "median steps (at least 60)" },
 	[ELASTIC_OPT_STRAGGLERS] = { "elastic-stragglers",
 				     "report, evict or off" },
+	[ELASTIC_OPT_SPARES] = { "elastic-spares",
+				 "a count of units from 0 to 64" },
 };
 
 const char *options_name(enum elastic_opt_id id)
@@ -208,6 +210,10 @@ int options_set(struct elastic_opts *o, enum elastic_opt_id id,
 		break;
 	case ELASTIC_OPT_HEARTBEAT_TIMEOUT:
 		rc = set_heartbeat(o, value, err);
+		break;
+	case ELASTIC_OPT_SPARES:
+		rc =
+		    set_uint(&o->spares, id, value, 0, ELASTIC_MAX_SPARES, err);
 		break;
 	case ELASTIC_OPT_HANG_TIMEOUT:
 		rc = set_hang(o, value, err);
@@ -405,6 +411,53 @@ static int check_ondemand(const struct elastic_opts *o,
 						    : "(default)");
 }
 
+unsigned options_spare_nodes(const struct elastic_opts *o)
+{
+	if (!o->nsizes)
+		return o->step ? o->step : 1;
+	if (o->nsizes == 1)
+		return 1;
+	return o->sizes[o->nsizes - 1] - o->sizes[o->nsizes - 2];
+}
+
+/* The site's default, as many as fit the submitter's cap beside max. */
+static unsigned default_spares(const struct elastic_opts *o,
+			       const struct elastic_policy *p, unsigned cap)
+{
+	unsigned each = options_spare_nodes(o), n = p->default_spares;
+
+	if (o->max >= cap)
+		return 0;
+	if (n > (cap - o->max) / each)
+		n = (cap - o->max) / each;
+	return n;
+}
+
+/* Spares within MaxSpares, and counted with max in the node cap. */
+static int check_spares(const struct elastic_opts *r,
+			const struct elastic_policy *p, unsigned cap,
+			const char *cap_key, elastic_error_t *err)
+{
+	unsigned long held =
+	    r->max + (unsigned long)r->spares * options_spare_nodes(r);
+
+	if (r->spares > p->max_spares)
+		return elastic_errorf(err,
+				      "--elastic-spares=%u is above this "
+				      "site's limit of %u (MaxSpares in "
+				      "elastic.conf)",
+				      r->spares, p->max_spares);
+	if (held > cap)
+		return elastic_errorf(err,
+				      "--elastic-spares=%u: the spares' %lu "
+				      "nodes beside --elastic-max=%u make "
+				      "%lu, above this site's limit of %u "
+				      "nodes (%s in elastic.conf)",
+				      r->spares, held - r->max, r->max, held,
+				      cap, cap_key);
+	return 0;
+}
+
 void options_apply_defaults(struct elastic_opts *o,
 			    const struct elastic_policy *p,
 			    const struct elastic_submitter *who)
@@ -449,6 +502,8 @@ void options_apply_defaults(struct elastic_opts *o,
 		o->keep = p->default_keep;
 	if (!options_given(o, ELASTIC_OPT_CHECKPOINT_DIR))
 		strcpy(o->checkpoint_dir, p->default_checkpoint_dir);
+	if (!options_given(o, ELASTIC_OPT_SPARES))
+		o->spares = default_spares(o, p, cap);
 }
 
 int options_finalize(struct elastic_opts *o, const struct elastic_policy *p,
@@ -499,6 +554,8 @@ int options_finalize(struct elastic_opts *o, const struct elastic_policy *p,
 				      "limit of %u (MaxKeep in elastic.conf)",
 				      r.keep, p->max_keep);
 	if (check_ondemand(&r, p, who, err) < 0)
+		return -1;
+	if (check_spares(&r, p, cap, cap_key, err) < 0)
 		return -1;
 	if (!p->shared_checkpoint_dirs &&
 	    !policy_path_per_user(r.checkpoint_dir, who ? who->user : NULL))
@@ -605,6 +662,7 @@ int options_format_tag(const struct elastic_opts *o, char *buf, size_t len)
 	char ckpt[ELASTIC_PATH_MAX * 3 + 1];
 	char resume[ELASTIC_RESUME_MAX * 3 + 16] = "";
 	char eval[ELASTIC_EVAL_MAX * 3 + 16] = "";
+	char spares[24] = "";
 	size_t j = 0;
 
 	if (!o->nsizes)
@@ -621,17 +679,18 @@ int options_format_tag(const struct elastic_opts *o, char *buf, size_t len)
 		strcpy(eval, " eval=");
 		encode(o->eval_cmd, eval + 6, sizeof(eval) - 6);
 	}
-	return snprintf(buf, len,
-			ELASTIC_TAG_PREFIX " min=%u max=%u %s grace=%u "
-					   "delay=%u fault=%u ondemand=%s "
-					   "signal=%s keep=%u hb=%u hang=%u "
-					   "slow=%s%s%s ckpt=%s",
-			o->min, o->max, sizes, o->grace, o->scale_delay,
-			o->fault_timeout, policy_ondemand_name(o->ondemand),
-			parse_signal_name(o->signal), o->keep,
-			o->heartbeat_timeout, o->hang_timeout,
-			policy_stragglers_name(o->stragglers), resume, eval,
-			ckpt);
+	if (o->spares)
+		snprintf(spares, sizeof(spares), " spares=%u", o->spares);
+	return snprintf(
+	    buf, len,
+	    ELASTIC_TAG_PREFIX " min=%u max=%u %s grace=%u "
+			       "delay=%u fault=%u ondemand=%s "
+			       "signal=%s keep=%u hb=%u hang=%u "
+			       "slow=%s%s%s%s ckpt=%s",
+	    o->min, o->max, sizes, o->grace, o->scale_delay, o->fault_timeout,
+	    policy_ondemand_name(o->ondemand), parse_signal_name(o->signal),
+	    o->keep, o->heartbeat_timeout, o->hang_timeout,
+	    policy_stragglers_name(o->stragglers), spares, resume, eval, ckpt);
 }
 
 static const struct {
@@ -654,6 +713,7 @@ static const struct {
 	{ "hb", ELASTIC_OPT_HEARTBEAT_TIMEOUT },
 	{ "hang", ELASTIC_OPT_HANG_TIMEOUT },
 	{ "slow", ELASTIC_OPT_STRAGGLERS },
+	{ "spares", ELASTIC_OPT_SPARES },
 };
 
 /* Keys every v1 tag has (sizes may stand for step). */

@@ -11,6 +11,7 @@
 #define ELASTIC_MAX_SIZES   64	  /* entries of --elastic-sizes */
 #define ELASTIC_MAX_SECONDS 86400 /* grace, scale delay, fault timeout */
 #define ELASTIC_MAX_KEEP    1000
+#define ELASTIC_MAX_SPARES  POLICY_SPARES_MAX /* --elastic-spares */
 #define ELASTIC_PATH_MAX    1024
 #define ELASTIC_RESUME_MAX  1024 /* --elastic-resume-from (ckpt.h) */
 #define ELASTIC_EVAL_MAX    1024 /* --elastic-eval (ckpt_eval.h) */
@@ -36,6 +37,7 @@ enum elastic_opt_id {
 	ELASTIC_OPT_HEARTBEAT_TIMEOUT,
 	ELASTIC_OPT_HANG_TIMEOUT,
 	ELASTIC_OPT_STRAGGLERS,
+	ELASTIC_OPT_SPARES,
 	ELASTIC_OPT_COUNT,
 };
 
@@ -61,6 +63,9 @@ struct elastic_opts {
 	enum elastic_ondemand ondemand;
 	int signal;
 	unsigned keep;
+	/* Units the group keeps beyond its world, each of
+	 * options_spare_nodes() nodes, to replace a member it loses. */
+	unsigned spares;
 	char checkpoint_dir[ELASTIC_PATH_MAX + 1];
 	/* The file named by --elastic-size-config is read by the client;
 	 * what travels is its canonical text (see sizeconf.h). */
@@ -147,6 +152,11 @@ bool options_size_allowed(const struct elastic_opts *o, unsigned n);
  */
 int options_from_env(struct elastic_opts *o, char *const *env, size_t n,
 		     elastic_error_t *err);
+
+/* The nodes of a spare unit: the step, or with --elastic-sizes the last
+ * increment (from the next-to-largest size to the largest); with a
+ * single size, 1 (a base's lost node). */
+unsigned options_spare_nodes(const struct elastic_opts *o);
 
 /* Value of NAME in an env array of n entries ("NAME=value"), or NULL. */
 const char *options_env_get(char *const *env, size_t n, const char *name);

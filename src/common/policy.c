@@ -40,6 +40,7 @@ enum key_type {
 	T_STRAGGLERS, /* report, evict, off */
 	T_STEPS,      /* POLICY_STRAGGLER_STEPS_MIN..MAX */
 	T_FACTOR,     /* a decimal, 1.2 to 100: hundredths */
+	T_SPARES,     /* 0..POLICY_SPARES_MAX */
 };
 
 #define F(field) offsetof(struct elastic_policy, field)
@@ -63,6 +64,7 @@ static const struct key {
 	{ "OnDemandAccounts", T_LIST, F(ondemand_accounts) },
 	{ "MaxGrace", T_SECONDS, F(max_grace) },
 	{ "MaxKeep", T_KEEP, F(max_keep) },
+	{ "MaxSpares", T_SPARES, F(max_spares) },
 	{ "UnitNice", T_NICE, F(unit_nice) },
 	{ "DefaultMinNodes", T_NODES, F(default_min_nodes) },
 	{ "DefaultMaxNodes", T_NODES, F(default_max_nodes) },
@@ -75,6 +77,7 @@ static const struct key {
 	{ "DefaultOnDemand", T_ONDEMAND, F(default_ondemand) },
 	{ "DefaultSignal", T_SIGNAL, F(default_signal) },
 	{ "DefaultKeep", T_KEEP, F(default_keep) },
+	{ "DefaultSpares", T_SPARES, F(default_spares) },
 	{ "DefaultCheckpointDir", T_PATH, F(default_checkpoint_dir) },
 	{ "SharedCheckpointDirs", T_BOOL, F(shared_checkpoint_dirs) },
 	{ "ExpeditedRequeue", T_BOOL, F(expedited_requeue) },
@@ -242,6 +245,7 @@ void policy_defaults(struct elastic_policy *p)
 	p->max_nodes = POLICY_DEFAULT_MAX_NODES;
 	p->max_grace = 3600;
 	p->max_keep = 100;
+	p->max_spares = POLICY_DEFAULT_MAX_SPARES;
 	p->unit_nice = 10000;
 	p->default_min_nodes = 1;
 	p->default_max_nodes = 0;
@@ -482,7 +486,7 @@ static int set_hostport(char *field, const char *val, bool server,
 }
 
 /* A whole number within the bounds of its type (T_NODES, T_SECONDS,
- * T_KEEP, T_NICE, T_HOLDS). */
+ * T_KEEP, T_NICE, T_HOLDS, T_SPARES). */
 static int set_count_key(void *field, const struct key *k, const char *val,
 			 const char *where, elastic_error_t *err)
 {
@@ -493,6 +497,7 @@ static int set_count_key(void *field, const struct key *k, const char *val,
 			   : (k->type == T_SECONDS) ? MAX_SECONDS
 			   : (k->type == T_NICE)    ? MAX_NICE
 			   : (k->type == T_HOLDS)   ? POLICY_RELEASE_HOLDS_MAX
+			   : (k->type == T_SPARES)  ? POLICY_SPARES_MAX
 						    : MAX_KEEP;
 
 	r = parse_uint(val, lo, hi, &v);
@@ -560,6 +565,7 @@ static int set_key(struct elastic_policy *p, const struct key *k, char *val,
 	case T_KEEP:
 	case T_NICE:
 	case T_HOLDS:
+	case T_SPARES:
 		return set_count_key(field, k, val, where, err);
 	case T_BOOL:
 		if (parse_bool(val, field) != PARSE_OK)
@@ -709,6 +715,11 @@ static int check_policy(const struct elastic_policy *p, const char *name,
 		return elastic_errorf(err,
 				      "%s: DefaultKeep=%u is above MaxKeep=%u",
 				      name, p->default_keep, p->max_keep);
+	if (p->default_spares > p->max_spares)
+		return elastic_errorf(err,
+				      "%s: DefaultSpares=%u is above "
+				      "MaxSpares=%u",
+				      name, p->default_spares, p->max_spares);
 	if (!p->shared_checkpoint_dirs &&
 	    !policy_path_per_user(p->default_checkpoint_dir, NULL))
 		return elastic_errorf(err,

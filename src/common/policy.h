@@ -15,6 +15,9 @@
 
 /* MaxNodes without elastic.conf: a site raises it deliberately. */
 #define POLICY_DEFAULT_MAX_NODES 64
+/* MaxSpares and DefaultSpares: 0 to POLICY_SPARES_MAX units. */
+#define POLICY_SPARES_MAX	  64
+#define POLICY_DEFAULT_MAX_SPARES 2
 /* A node's silence the launcher allows (--elastic-heartbeat-timeout,
  * DefaultHeartbeatTimeout): 0 (no heartbeats), or MIN to MAX seconds. */
 #define POLICY_DEFAULT_HEARTBEAT_TIMEOUT 5
@@ -122,8 +125,9 @@ struct elastic_policy {
 	struct policy_list ondemand_users;    /* OnDemandUsers (empty: all) */
 	struct policy_list ondemand_accounts; /* OnDemandAccounts */
 
-	unsigned max_grace; /* MaxGrace */
-	unsigned max_keep;  /* MaxKeep */
+	unsigned max_grace;  /* MaxGrace */
+	unsigned max_keep;   /* MaxKeep */
+	unsigned max_spares; /* MaxSpares */
 	unsigned unit_nice; /* UnitNice */
 
 	/* Defaults for every option. */
@@ -140,6 +144,7 @@ struct elastic_policy {
 	enum elastic_ondemand default_ondemand; /* DefaultOnDemand */
 	int default_signal;			/* DefaultSignal */
 	unsigned default_keep;			/* DefaultKeep */
+	unsigned default_spares;		/* DefaultSpares */
 	char default_checkpoint_dir[POLICY_PATH_MAX +
 				    1]; /* DefaultCheckpointDir */
 	/* SharedCheckpointDirs: checkpoint dir patterns without a per-user

@@ -71,6 +71,7 @@ void assert_same_opts(const struct elastic_opts *a,
 	assert_int_equal(a->ondemand, b->ondemand);
 	assert_int_equal(a->signal, b->signal);
 	assert_int_equal(a->keep, b->keep);
+	assert_int_equal(a->spares, b->spares);
 	assert_string_equal(a->checkpoint_dir, b->checkpoint_dir);
 	assert_string_equal(a->resume_from, b->resume_from);
 	assert_string_equal(a->eval_cmd, b->eval_cmd);

@@ -50,6 +50,8 @@ static const struct {
 	  "seconds, 10 to 86400, or 0 for ten median steps (at least 60)" },
 	{ ELASTIC_OPT_STRAGGLERS, "elastic-stragglers",
 	  "report, evict or off" },
+	{ ELASTIC_OPT_SPARES, "elastic-spares",
+	  "a count of units from 0 to 64" },
 };
 
 /* options_set(id, value) must fail with msg, leaving o untouched. */
@@ -152,6 +154,7 @@ static const struct {
 	{ ELASTIC_OPT_FAULT_TIMEOUT,
 	  offsetof(struct elastic_opts, fault_timeout), 0, 86400 },
 	{ ELASTIC_OPT_KEEP, offsetof(struct elastic_opts, keep), 1, 1000 },
+	{ ELASTIC_OPT_SPARES, offsetof(struct elastic_opts, spares), 0, 64 },
 };
 
 static void set_uint_good(void **state)
@@ -570,7 +573,7 @@ static void set_too_long(void **state)
 
 static void set_unknown_id(void **state)
 {
-	set_fails(ELASTIC_OPT_COUNT, "1", "unknown elastic option #17");
+	set_fails(ELASTIC_OPT_COUNT, "1", "unknown elastic option #18");
 	set_fails((enum elastic_opt_id) - 1, "1", "unknown elastic option #-1");
 }
 
@@ -595,7 +598,8 @@ static void given_bits(void **state)
 	o = opts_of("min=1 max=2 step=1 grace=1 scale-delay=1 fault-timeout=1 "
 		    "ondemand=never signal=URG checkpoint-dir=/c keep=1 "
 		    "size-config=f resume-from=12@3 eval=true "
-		    "heartbeat-timeout=3 hang-timeout=30 stragglers=off");
+		    "heartbeat-timeout=3 hang-timeout=30 stragglers=off "
+		    "spares=0");
 	assert_int_equal(o.given, (BIT(ELASTIC_OPT_COUNT) - 1) &
 				      ~BIT(ELASTIC_OPT_SIZES));
 	o = opts_of("sizes=1");

@@ -347,6 +347,54 @@ static void finalize_sizes_cap(void **state)
 		       "nodes (MaxNodes in elastic.conf)");
 }
 
+/* Spares: within MaxSpares, their nodes counted with max in the cap;
+ * the site's default (3 here) as many as fit. */
+static void finalize_spares(void **state)
+{
+	static const struct {
+		const char *spec;
+		bool site; /* MaxSpares=4, DefaultSpares=3 */
+		unsigned spares, each;
+		const char *msg; /* NULL: it passes */
+	} cases[] = {
+		{ "max=8", false, 0, 1, NULL },
+		{ "max=60 step=2 spares=2", false, 2, 2, NULL },
+		{ "sizes=8 spares=2", false, 2, 1, NULL },
+		{ "max=16 step=4", true, 3, 4, NULL },
+		{ "max=56 step=4", true, 2, 4, NULL },
+		{ "max=64", true, 0, 1, NULL },
+		{ "max=16 spares=0", true, 0, 1, NULL },
+		{ "spares=3", false, 0, 0,
+		  "--elastic-spares=3 is above this site's limit of 2 "
+		  "(MaxSpares in elastic.conf)" },
+		{ "max=62 step=2 spares=2", false, 0, 0,
+		  "--elastic-spares=2: the spares' 4 nodes beside "
+		  "--elastic-max=62 make 66, above this site's limit of 64 "
+		  "nodes (MaxNodes in elastic.conf)" },
+		{ "sizes=8,32,56 spares=1", true, 0, 0,
+		  "--elastic-spares=1: the spares' 24 nodes beside "
+		  "--elastic-max=56 make 80, above this site's limit of 64 "
+		  "nodes (MaxNodes in elastic.conf)" },
+	};
+	struct elastic_policy p;
+	struct elastic_policy q = policy_of("MaxSpares=4\nDefaultSpares=3\n");
+
+	(void)state;
+	policy_defaults(&p);
+	for (size_t i = 0; i < N(cases); i++) {
+		struct elastic_opts o = opts_of(cases[i].spec);
+		const struct elastic_policy *pol = cases[i].site ? &q : &p;
+
+		if (cases[i].msg) {
+			finalize_fails(&o, pol, NULL, NULL, cases[i].msg);
+			continue;
+		}
+		finalize_ok(&o, pol, NULL, NULL);
+		assert_int_equal(o.spares, cases[i].spares);
+		assert_int_equal(options_spare_nodes(&o), cases[i].each);
+	}
+}
+
 static void finalize_grace_keep(void **state)
 {
 	struct elastic_policy p;
@@ -541,6 +589,7 @@ int main(void)
 		cmocka_unit_test(finalize_defaults),
 		cmocka_unit_test(finalize_caps),
 		cmocka_unit_test(finalize_sizes_cap),
+		cmocka_unit_test(finalize_spares),
 		cmocka_unit_test(finalize_grace_keep),
 		cmocka_unit_test(finalize_heartbeat),
 		cmocka_unit_test(finalize_ondemand),

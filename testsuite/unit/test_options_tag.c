@@ -72,6 +72,7 @@ static void from_env_all_options(void **state)
 		OPT "elastic_heartbeat_timeout=7",
 		OPT "elastic_hang_timeout=70",
 		OPT "elastic_stragglers=evict",
+		OPT "elastic_spares=2",
 	};
 	char *step[] = { OPT "elastic-step=3" };
 	struct elastic_opts o = { 0 };
@@ -91,6 +92,7 @@ static void from_env_all_options(void **state)
 	assert_int_equal(o.signal, SIGUSR1);
 	assert_string_equal(o.checkpoint_dir, "/ck/a b/%j");
 	assert_int_equal(o.keep, 4);
+	assert_int_equal(o.spares, 2);
 	assert_string_equal(o.size_config_path, "/home/a/sizes.conf");
 	assert_string_equal(o.resume_from, "/ck/a b@40");
 	assert_string_equal(o.eval_cmd, "python3 eval.py --n 5");
@@ -234,8 +236,15 @@ static void tag_round_trip_step(void **state)
 					 ~BIT(ELASTIC_OPT_SIZES) &
 					 ~BIT(ELASTIC_OPT_SIZE_CONFIG) &
 					 ~BIT(ELASTIC_OPT_RESUME_FROM) &
-					 ~BIT(ELASTIC_OPT_EVAL));
+					 ~BIT(ELASTIC_OPT_EVAL) &
+					 ~BIT(ELASTIC_OPT_SPARES));
 	assert_int_equal(back.nsizes, 0);
+	/* Spares only when there are: tags stay as they were without. */
+	assert_null(strstr(buf, "spares="));
+	o = finalized("min=2 max=8 step=2 spares=2");
+	tag_round_trip(&o);
+	options_format_tag(&o, buf, sizeof(buf));
+	assert_non_null(strstr(buf, " slow=report spares=2 ckpt="));
 }
 
 static void tag_round_trip_sizes(void **state)

@@ -52,6 +52,10 @@ static const struct {
 	  "DefaultKeep=1\n" },
 	{ "DefaultKeep", offsetof(struct elastic_policy, default_keep), 1, 1000,
 	  "MaxKeep=1000\n" },
+	{ "MaxSpares", offsetof(struct elastic_policy, max_spares), 0, 64,
+	  "DefaultSpares=0\n" },
+	{ "DefaultSpares", offsetof(struct elastic_policy, default_spares), 0,
+	  64, "MaxSpares=64\n" },
 };
 
 static void numeric_good(void **state)

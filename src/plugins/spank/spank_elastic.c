@@ -117,6 +117,8 @@ static struct spank_option options[ELASTIC_OPT_COUNT] = {
 	    "derived)."),
 	OPT(ELASTIC_OPT_STRAGGLERS, "report|evict|off",
 	    "Elastic job: a node slower than the rest is reported or evicted."),
+	OPT(ELASTIC_OPT_SPARES, "N",
+	    "Elastic job: units kept beyond the world, to replace a lost one."),
 };
 #undef OPT
 
