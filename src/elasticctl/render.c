@@ -135,6 +135,9 @@ static void members_summary(json_object *g, char *buf, size_t len)
 	}
 	if (!buf[0])
 		snprintf(buf, len, "none");
+	else if (num(g, "spares") > 0 && used < len)
+		snprintf(buf + used, len - used, " (%lld spare)",
+			 num(g, "spares"));
 }
 
 /* The launcher reported ranks slow to leave: say so under the group. */
@@ -217,16 +220,21 @@ static void print_group(json_object *g)
 		printf("  uid %lld", num(g, "uid"));
 	printf(", account %s\n", str(g, "account", "-"));
 	printf("  world: %lld nodes (min %lld, max %lld), generation %lld, "
-	       "master %s\n",
+	       "master %s",
 	       num(g, "world_nodes"), num(g, "min"), num(g, "max"),
 	       num(g, "generation"), str(g, "master_addr", "-"));
+	if (num(g, "spares") > 0)
+		printf("; %lld spare unit%s beside it", num(g, "spares"),
+		       num(g, "spares") == 1 ? "" : "s");
+	printf("\n");
 	print_grace_warning(g, "  ");
 	if (n == 0)
 		return;
 	printf("\n");
 	for (size_t i = 0; i < n; i++) {
 		json_object *m = aget(g, "members", i);
-		json_object *in = field(m, "in_world");
+		json_object *in = field(m, "in_world"),
+			    *spare = field(m, "spare");
 		char id[24], nodes[24];
 
 		ctl_table_add(&t, fmt_num(id, sizeof(id), num(m, "job_id")),
@@ -234,7 +242,9 @@ static void print_group(json_object *g)
 			      fmt_num(nodes, sizeof(nodes), num(m, "nnodes")),
 			      str(m, "nodes", "-"),
 			      (in && json_object_get_boolean(in)) ? "yes"
-								  : "no");
+			      : (spare && json_object_get_boolean(spare))
+				  ? "spare"
+				  : "no");
 	}
 	ctl_table_print(&t, "  ");
 }

@@ -93,6 +93,7 @@ static json_object *member_json(const struct member_info *m, bool *ok)
 	put_int(o, "nnodes", m->nnodes, ok);
 	put_str(o, "nodes", m->nodes, ok);
 	put(o, "in_world", json_object_new_boolean(m->in_world), ok);
+	put(o, "spare", json_object_new_boolean(m->spare), ok);
 	return o;
 }
 
@@ -109,6 +110,7 @@ static json_object *group_json(const struct group_info *g, bool *ok)
 	put_int(o, "max", g->max, ok);
 	put_int(o, "generation", (int64_t)g->generation, ok);
 	put_int(o, "world_nodes", g->world_nodes, ok);
+	put_int(o, "spares", g->spares, ok);
 	put_str(o, "master_addr", g->master_addr, ok);
 	put_int(o, "grace", g->grace, ok);
 	if (g->last_exit_ms >= 0)
@@ -262,6 +264,14 @@ static void metrics_groups(FILE *f, const struct elasticd_view *v)
 	       "Time from raising an event to publishing the new world.");
 	fprintf(f, "elasticd_resize_seconds_total %.6f\n",
 		m->resize_seconds_sum);
+
+	family(f, "elasticd_spare_nodes", "gauge",
+	       "Nodes of the preemptible units kept as spares beside worlds.");
+	fprintf(f, "elasticd_spare_nodes %" PRIu64 "\n", v->nodes_spare);
+	family(f, "elasticd_swaps_total", "counter",
+	       "Members lost and replaced at once by a spare, at the same "
+	       "size.");
+	fprintf(f, "elasticd_swaps_total %" PRIu64 "\n", m->swaps);
 }
 
 /* elasticd's own cycles, and what it was told and did between them. */

@@ -51,6 +51,7 @@ struct member_info {
 	uint32_t nnodes; /* held (running) or asked for (pending) */
 	char *nodes;	 /* Slurm node list ("n[1-2]"); NULL unless running */
 	bool in_world;	 /* part of the current world (generation) */
+	bool spare;	 /* running beside the world, to replace a member */
 };
 
 /* Why a group changed. */
@@ -88,6 +89,7 @@ struct group_info {
 	uint32_t min, max;    /* from the job's options */
 	uint64_t generation;  /* current world; 0 before the first */
 	uint32_t world_nodes; /* nodes in the current world */
+	uint32_t spares;      /* spare units running (--elastic-spares) */
 	char *master_addr;    /* rendezvous host (first node of the base) */
 	size_t nmembers;
 	struct member_info *members;
@@ -133,6 +135,7 @@ struct elasticd_metrics {
 	uint64_t resizes[CAUSE_END + 1]; /* events by cause */
 	double resize_seconds_sum; /* event raised to new world published */
 	uint64_t units_submitted, units_cancelled;
+	uint64_t swaps; /* losses a spare answered at once, at the same size */
 	time_t started;
 	/* Notifications taken (each a lookup and a wake-up) and dropped
 	 * (ElasticdNotify=drop); cycles that read only the jobs notified. */
@@ -152,6 +155,7 @@ struct elasticd_view {
 	struct elasticd_metrics metrics;
 	/* nodes by kind over all groups, for /metrics */
 	uint64_t nodes_base, nodes_preemptible, nodes_ondemand;
+	uint64_t nodes_spare; /* of the preemptible: the spares' */
 };
 
 /* Free a view and everything it owns; NULL is fine. */

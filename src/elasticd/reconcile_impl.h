@@ -112,6 +112,10 @@ struct group {
 	struct event events[GROUP_MAX_EVENTS];
 	size_t nevents, event_head; /* ring */
 
+	/* the units the last pass kept as spares (--elastic-spares) */
+	uint32_t spare[ELASTIC_MAX_SPARES];
+	size_t nspare;
+
 	/* the launcher's last report (reconcile_report) */
 	int64_t last_exit_ms; /* -1: none */
 	bool grace_warning;
@@ -178,6 +182,7 @@ struct reconcile {
 	uint64_t resizes[CAUSE_END + 1];
 	double resize_seconds_sum;
 	uint64_t units_submitted, units_cancelled;
+	uint64_t swaps; /* losses a spare answered at once */
 };
 
 /* A job that has not ended. */
@@ -212,6 +217,8 @@ const char *rec_end_words(const struct job_view *j);
 size_t rec_hash(uint32_t id, size_t n);
 size_t rec_ladder(const struct elastic_opts *o, unsigned cap, unsigned b,
 		  struct slot *slots, unsigned *target);
+size_t rec_spare_slots(const struct elastic_opts *o, unsigned cap,
+		       unsigned target, struct slot *slots, size_t n);
 int rec_lose_world(struct reconcile *r, struct group *g, int64_t now,
 		   enum event_cause cause, const char *why,
 		   struct action_list *out);

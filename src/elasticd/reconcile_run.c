@@ -77,6 +77,7 @@ struct run {
 	unsigned target; /* the size the group aims at */
 	bool discrete;	 /* --elastic-sizes */
 	size_t nslots;	 /* r->slots: the sizes up to the target */
+	size_t nladder;	 /* ... of which the world's; spares' follow */
 	size_t nc;	 /* r->cands */
 	size_t frontier; /* the first slot no running unit holds */
 	bool preempted;	 /* the world lost a preempted member */
@@ -88,6 +89,7 @@ struct run {
 	unsigned nodes;	     /* the best world from what runs (0: none) */
 	size_t nn;	     /* its members, in r->nworld */
 	bool same;	     /* it is the world already */
+	uint32_t newcomer;   /* a running unit it takes in (0: none) */
 };
 
 /* Candidates: live units not being released, and submissions not seen
@@ -167,7 +169,7 @@ static void run_match(struct run *x)
 			s->p_pend = pick_cand(r, x->nc, s->size,
 					      UNIT_PREEMPTIBLE, false);
 	}
-	for (size_t i = 0; i < x->nslots; i++) {
+	for (size_t i = 0; i < x->nladder; i++) {
 		struct slot *s = &r->slots[i];
 
 		if (s->p_run >= 0)
@@ -326,7 +328,8 @@ static bool run_in_grace(const struct run *x)
 }
 
 /* Preemptible units for every slot lacking one (with --elastic-sizes only
- * up to the first slot not held).  None while a preemption's grace runs:
+ * up to the first slot not held; spares once every slot of the world is
+ * held: a growth first).  None while a preemption's grace runs:
  * a replacement pending then could be started on a node another unit
  * left, before the preemptor has all it needs, and be preempted in turn
  * (another grace for the preemptor to wait). */
@@ -340,7 +343,8 @@ static int run_submit_preemptible(struct run *x)
 	for (size_t i = 0; i < x->nslots; i++) {
 		struct slot *s = &r->slots[i];
 
-		if (x->discrete && i > x->frontier)
+		if ((x->discrete && i > x->frontier) ||
+		    (i >= x->nladder && x->frontier < x->nladder))
 			break;
 		if (s->p_run >= 0 || s->p_pend >= 0)
 			continue;
@@ -374,7 +378,7 @@ static int run_submit_ondemand(struct run *x)
 								    : o->min;
 		unsigned have = x->b;
 
-		for (size_t i = 0; i < x->nslots; i++) {
+		for (size_t i = 0; i < x->nladder; i++) {
 			const struct slot *s = &r->slots[i];
 
 			if (s->p_run >= 0 || s->od_run >= 0 || s->od_pend >= 0)
@@ -388,7 +392,7 @@ static int run_submit_ondemand(struct run *x)
 		if (g->shortfall_since && x->can_submit &&
 		    now - g->shortfall_since >=
 			(int64_t)o->scale_delay * 1000) {
-			for (size_t i = 0; i < x->nslots && have < threshold;
+			for (size_t i = 0; i < x->nladder && have < threshold;
 			     i++) {
 				struct slot *s = &r->slots[i];
 
@@ -423,7 +427,7 @@ static void run_best_world(struct run *x)
 	size_t nitems = 0;
 	unsigned limit;
 
-	for (size_t i = 0; i < x->nslots; i++) {
+	for (size_t i = 0; i < x->nladder; i++) {
 		const struct slot *s = &r->slots[i];
 		int c = s->p_run >= 0 ? s->p_run : s->od_run;
 
@@ -441,6 +445,8 @@ static void run_best_world(struct run *x)
 
 			if (!r->chosen[i])
 				continue;
+			if (!c->in_world && !x->newcomer)
+				x->newcomer = c->job;
 			r->nworld[x->nn++] = (struct world_member){
 				c->job,
 				c->nnodes,
@@ -489,22 +495,38 @@ static int run_first_world(struct run *x, bool adopt)
 	return 0;
 }
 
-/* Members preempted: on at once without them. */
+/* A loss answered at once at the same size: a unit that ran beside the
+ * world (a spare) takes the lost one's place.  The event says so. */
+static const char *swap_words(struct run *x, char *buf, size_t len)
+{
+	if (!x->newcomer || x->nodes != x->g->world_nodes)
+		return x->lost;
+	snprintf(buf, len, "%s; spare unit %u in its place", x->lost,
+		 x->newcomer);
+	x->r->swaps++;
+	return buf;
+}
+
+/* Members preempted: on at once without them (with a spare, at the same
+ * size). */
 static int run_preempted(struct run *x)
 {
 	struct reconcile *r = x->r;
 	struct group *g = x->g;
 	int64_t now = x->now;
 	struct action_list *out = x->out;
+	char why[DETAIL_MAX + 48];
 
-	if (x->nodes ? rec_apply_world(r, g, now, r->nworld, x->nn, x->nodes,
-				       CAUSE_PREEMPT, x->lost, true, out)
+	if (x->nodes ? rec_apply_world(
+			   r, g, now, r->nworld, x->nn, x->nodes, CAUSE_PREEMPT,
+			   swap_words(x, why, sizeof(why)), true, out)
 		     : rec_lose_world(r, g, now, CAUSE_PREEMPT, x->lost, out))
 		return -1;
 	return 0;
 }
 
-/* Members failed: wait the fault timeout for a replacement. */
+/* Members failed: wait the fault timeout for a replacement, unless a
+ * spare is there. */
 static int run_failed(struct run *x)
 {
 	struct reconcile *r = x->r;
@@ -512,7 +534,14 @@ static int run_failed(struct run *x)
 	const struct elastic_opts *o = x->o;
 	int64_t now = x->now;
 	struct action_list *out = x->out;
+	char why[DETAIL_MAX + 48];
 
+	if (!g->loss_since && x->nodes && x->nodes >= g->world_nodes)
+		return rec_apply_world(
+			   r, g, now, r->nworld, x->nn, x->nodes, CAUSE_FAIL,
+			   swap_words(x, why, sizeof(why)), true, out) < 0
+			   ? -1
+			   : 0;
 	if (!g->loss_since) {
 		g->loss_since = now;
 		if (!rec_push(out, ACTION_NOTE, g->id,
@@ -528,8 +557,6 @@ static int run_failed(struct run *x)
 	} else if (now - g->loss_since >= (int64_t)o->fault_timeout * 1000) {
 		if (x->nodes) {
 			/* Room for all of it: the event keeps what fits. */
-			char why[DETAIL_MAX + 48];
-
 			snprintf(why, sizeof(why),
 				 "%s; no replacement within %u s", x->lost,
 				 o->fault_timeout);
@@ -607,13 +634,18 @@ int rec_step_running(struct reconcile *r, struct group *g,
 	}, *x = &run;
 	int rc;
 
-	x->nslots = rec_ladder(x->o, cap, x->b, r->slots, &x->target);
+	x->nladder = rec_ladder(x->o, cap, x->b, r->slots, &x->target);
+	x->nslots = rec_spare_slots(x->o, cap, x->target, r->slots, x->nladder);
 	for (size_t i = 0; i < x->nslots; i++)
 		r->slots[i].p_run = r->slots[i].p_pend = r->slots[i].od_run =
 		    r->slots[i].od_pend = -1;
 	if (run_candidates(x) < 0)
 		return -1;
 	run_match(x);
+	g->nspare = 0;
+	for (size_t i = x->nladder; i < x->nslots; i++)
+		if (r->slots[i].p_run >= 0 && g->nspare < ELASTIC_MAX_SPARES)
+			g->spare[g->nspare++] = r->cands[r->slots[i].p_run].job;
 	if (run_releases(x) < 0)
 		return -1;
 	run_losses(x);

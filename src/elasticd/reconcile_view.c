@@ -81,6 +81,8 @@ static int view_group(const struct reconcile *r, const struct group *g,
 							: MEMBER_PREEMPTIBLE;
 		m->nnodes = u->nnodes;
 		m->in_world = g->formed && rec_in_world(g, u->id);
+		for (size_t k = 0; k < g->nspare && !m->in_world; k++)
+			m->spare |= g->spare[k] == u->id;
 		if (u->phase == PHASE_PENDING)
 			m->state = MEMBER_PENDING;
 		else if (u->preempted)
@@ -94,6 +96,10 @@ static int view_group(const struct reconcile *r, const struct group *g,
 				v->nodes_ondemand += u->nnodes;
 			else
 				v->nodes_preemptible += u->nnodes;
+			if (m->spare) {
+				gi->spares++;
+				v->nodes_spare += u->nnodes;
+			}
 			if (u->nodes[0] && !(m->nodes = strdup(u->nodes)))
 				return -1;
 		}
@@ -151,6 +157,7 @@ struct elasticd_view *reconcile_view(const struct reconcile *r,
 	v->metrics.resize_seconds_sum = r->resize_seconds_sum;
 	v->metrics.units_submitted = r->units_submitted;
 	v->metrics.units_cancelled = r->units_cancelled;
+	v->metrics.swaps = r->swaps;
 	return v;
 fail:
 	view_free(v);

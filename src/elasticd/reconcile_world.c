@@ -70,6 +70,25 @@ size_t rec_ladder(const struct elastic_opts *o, unsigned cap, unsigned b,
 }
 
 /*
+ * Spare slots after the ladder's n slots: --elastic-spares of
+ * options_spare_nodes() each, as many as the cap leaves beside the
+ * target.  Returns the new count of slots.
+ */
+size_t rec_spare_slots(const struct elastic_opts *o, unsigned cap,
+		       unsigned target, struct slot *slots, size_t n)
+{
+	unsigned each = options_spare_nodes(o), k = o->spares;
+
+	if (target >= cap)
+		return n;
+	if (k > (cap - target) / each)
+		k = (cap - target) / each;
+	while (k-- > 0 && n < GROUP_MAX_SLOTS)
+		slots[n++].size = each;
+	return n;
+}
+
+/*
  * The largest allowed world: the base (b nodes) plus a subset of items
  * (indices into cands, least preferred first), at most limit nodes.
  * Among equal sizes the subset keeps the most preferred items.  Marks

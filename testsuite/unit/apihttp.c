@@ -268,11 +268,13 @@ struct elasticd_view *make_http_view(bool with_group100)
 		g->members = calloc(2, sizeof(*g->members));
 		assert_non_null(g->members);
 		g->members[0] =
-		    (struct member_info){ 100, MEMBER_BASE,  MEMBER_RUNNING,
-					  1,   strdup("n1"), true };
+		    (struct member_info){ 100,	MEMBER_BASE,  MEMBER_RUNNING,
+					  1,	strdup("n1"), true,
+					  false };
 		g->members[1] = (struct member_info){
-			101, MEMBER_PREEMPTIBLE, MEMBER_RUNNING,
-			2,   strdup("n[2-3]"),	 true
+			101,  MEMBER_PREEMPTIBLE, MEMBER_RUNNING,
+			2,    strdup("n[2-3]"),	  true,
+			false
 		};
 		g->nevents = 2;
 		g->events = calloc(2, sizeof(*g->events));

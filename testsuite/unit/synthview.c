@@ -43,6 +43,7 @@ struct elasticd_view *make_view(void)
 	g->max = 8;
 	g->generation = 3;
 	g->world_nodes = 6;
+	g->spares = 1;
 	g->master_addr = strdup("n1");
 	g->grace = 20;
 	g->last_exit_ms = 12500;
@@ -50,15 +51,18 @@ struct elasticd_view *make_view(void)
 	g->nmembers = 4;
 	g->members = m = calloc(4, sizeof(*m));
 	assert_non_null(m);
-	m[0] = (struct member_info){ 100, MEMBER_BASE,	    MEMBER_RUNNING,
-				     2,	  strdup("n[1-2]"), true };
-	m[1] = (struct member_info){ 101, MEMBER_PREEMPTIBLE, MEMBER_RUNNING,
-				     2,	  strdup("n[3-4]"),   true };
+	m[0] = (struct member_info){ 100,  MEMBER_BASE,	     MEMBER_RUNNING,
+				     2,	   strdup("n[1-2]"), true,
+				     false };
+	m[1] = (struct member_info){ 101,  MEMBER_PREEMPTIBLE, MEMBER_RUNNING,
+				     2,	   strdup("n[3-4]"),   true,
+				     false };
 	m[2] = (struct member_info){
-		102, MEMBER_PREEMPTIBLE, MEMBER_PENDING, 2, NULL, false
+		102, MEMBER_PREEMPTIBLE, MEMBER_PENDING, 2, NULL, false, false
 	};
-	m[3] = (struct member_info){ 103, MEMBER_ONDEMAND, MEMBER_RUNNING,
-				     2,	  strdup("n5,n6"), true };
+	m[3] = (struct member_info){ 103,  MEMBER_ONDEMAND, MEMBER_RUNNING,
+				     2,	   strdup("n5,n6"), true,
+				     false };
 	g->nevents = 3;
 	g->events = e = calloc(3, sizeof(*e));
 	assert_non_null(e);
@@ -87,6 +91,7 @@ struct elasticd_view *make_view(void)
 	v->nodes_base = 2;
 	v->nodes_preemptible = 2;
 	v->nodes_ondemand = 2;
+	v->nodes_spare = 2;
 	v->metrics.cycles = 42;
 	v->metrics.slurm_rpcs = 84;
 	v->metrics.slurm_rpcs_last_cycle = 2;
@@ -104,6 +109,7 @@ struct elasticd_view *make_view(void)
 	v->metrics.resize_seconds_sum = 12.5;
 	v->metrics.units_submitted = 3;
 	v->metrics.units_cancelled = 1;
+	v->metrics.swaps = 5;
 	v->metrics.started = 1714560000;
 	return v;
 }

@@ -103,6 +103,7 @@ static const char *const group_keys[] = {
 	"max",
 	"generation",
 	"world_nodes",
+	"spares",
 	"master_addr",
 	"grace",
 	"last_exit_seconds",
@@ -110,7 +111,8 @@ static const char *const group_keys[] = {
 	"members",
 };
 static const char *const member_keys[] = { "job_id", "kind",  "state",
-					   "nnodes", "nodes", "in_world" };
+					   "nnodes", "nodes", "in_world",
+					   "spare" };
 static const char *const event_keys[] = { "time", "cause", "generation",
 					  "world_nodes", "detail" };
 
@@ -132,6 +134,7 @@ static void check_group100(json_object *g)
 		    12.5);
 	is_bool(g, "grace_warning", true);
 	is_int(g, "world_nodes", 6);
+	is_int(g, "spares", 1);
 	is_str(g, "master_addr", "n1");
 	m = get(g, "members");
 	assert_true(json_object_is_type(m, json_type_array));
@@ -155,6 +158,7 @@ static void check_group100(json_object *g)
 	is_int(m, "nnodes", 2);
 	is_str(m, "nodes", NULL);
 	is_bool(m, "in_world", false);
+	is_bool(m, "spare", false);
 
 	m = json_object_array_get_idx(get(g, "members"), 3);
 	is_str(m, "kind", "ondemand");
@@ -393,6 +397,8 @@ static void metrics_values(void **state)
 	assert_true(sample(t, "elasticd_resizes_total{cause=\"return\"}") == 0);
 	assert_true(sample(t, "elasticd_resizes_total{cause=\"end\"}") == 0);
 	assert_true(sample(t, "elasticd_resize_seconds_total") == 12.5);
+	assert_true(sample(t, "elasticd_spare_nodes") == 2);
+	assert_true(sample(t, "elasticd_swaps_total") == 5);
 	assert_true(sample(t, "elasticd_reconcile_seconds_sum") == 0.25);
 	assert_true(sample(t, "elasticd_reconcile_seconds_count") == 42);
 	assert_true(sample(t, "elasticd_reconcile_last_seconds") == 0.0015);
@@ -406,8 +412,9 @@ static void metrics_values(void **state)
 	assert_true(sample(t, "elasticd_unit_starts_told_total") == 4);
 	assert_true(sample(t, "elasticd_suspect_nodes_total{fault=\"lost\","
 			      "action=\"drained\"}") == 2);
-	assert_true(sample(t, "elasticd_suspect_nodes_total{fault=\"straggler\","
-			      "action=\"reported\"}") == 6);
+	assert_true(sample(t,
+			   "elasticd_suspect_nodes_total{fault=\"straggler\","
+			   "action=\"reported\"}") == 6);
 	assert_true(sample(t, "elasticd_suspect_nodes_total{fault=\"hang\","
 			      "action=\"drained\"}") == 0);
 	assert_true(sample(t, "elasticd_slurm_rpcs_last_cycle") == 2);
@@ -498,7 +505,7 @@ static void metrics_format(void **state)
 				fail_msg("counter %s lacks _total", name);
 		}
 	}
-	assert_int_equal(nfamilies, 18);
+	assert_int_equal(nfamilies, 20);
 	regfree(&re_help);
 	regfree(&re_type);
 	regfree(&re_sample);
