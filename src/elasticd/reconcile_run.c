@@ -90,6 +90,9 @@ struct run {
 	size_t nn;	     /* its members, in r->nworld */
 	bool same;	     /* it is the world already */
 	uint32_t newcomer;   /* a running unit it takes in (0: none) */
+	/* the spares of the last pass (g->spare before this one's) */
+	uint32_t was_spare[ELASTIC_MAX_SPARES];
+	size_t nwas_spare;
 };
 
 /* Candidates: live units not being released, and submissions not seen
@@ -496,14 +499,19 @@ static int run_first_world(struct run *x, bool adopt)
 }
 
 /* A loss answered at once at the same size: a unit that ran beside the
- * world (a spare) takes the lost one's place.  The event says so. */
+ * world (a spare, or one not taken in yet) takes the lost one's place.
+ * The event says so; a spare's is a swap. */
 static const char *swap_words(struct run *x, char *buf, size_t len)
 {
+	bool spare = false;
+
 	if (!x->newcomer || x->nodes != x->g->world_nodes)
 		return x->lost;
-	snprintf(buf, len, "%s; spare unit %u in its place", x->lost,
-		 x->newcomer);
-	x->r->swaps++;
+	for (size_t i = 0; i < x->nwas_spare; i++)
+		spare |= x->was_spare[i] == x->newcomer;
+	snprintf(buf, len, "%s; %sunit %u in its place", x->lost,
+		 spare ? "spare " : "", x->newcomer);
+	x->r->swaps += spare;
 	return buf;
 }
 
@@ -642,6 +650,8 @@ int rec_step_running(struct reconcile *r, struct group *g,
 	if (run_candidates(x) < 0)
 		return -1;
 	run_match(x);
+	memcpy(x->was_spare, g->spare, g->nspare * sizeof(*g->spare));
+	x->nwas_spare = g->nspare;
 	g->nspare = 0;
 	for (size_t i = x->nladder; i < x->nslots; i++)
 		if (r->slots[i].p_run >= 0 && g->nspare < ELASTIC_MAX_SPARES)
