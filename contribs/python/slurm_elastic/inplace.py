@@ -45,6 +45,7 @@ import secrets
 import socket
 import struct
 import threading
+import time
 from typing import Optional
 
 from . import ElasticEnvError, _num
@@ -533,6 +534,22 @@ class WorldClient:
             self._cond.wait_for(lambda: self.latest(after) is not None or
                                 self._lost is not None, timeout)
             return self.latest(after)
+
+    def wait_member(self, timeout: float) -> Optional[WorldMsg]:
+        """For a rank that joins: the first in-place world it is in (its
+        job, node and local rank), passing over those it is not in (a
+        spare's rank waits beside worlds until one takes it in); None
+        when the launcher takes the restart path or stops, the channel
+        is lost, or none came within ``timeout`` seconds."""
+        deadline = time.monotonic() + timeout
+        after = 0
+        while True:
+            w = self.wait(after, max(0.0, deadline - time.monotonic()))
+            if w is None or w.path != "in-place":
+                return None
+            if w.rank_of(self.job, self.node, self.local) is not None:
+                return w
+            after = w.number
 
     def _read_line(self, sock, what):
         while True:

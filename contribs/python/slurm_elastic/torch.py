@@ -233,8 +233,8 @@ class InPlace:
                     raise SystemExit(EXIT_EVENT)
         if self.joining:
             # A joiner is warm now: it waits for the world it joins.
-            w = self.client.wait(0, 86400.0)
-            if w is None or w.path != "in-place":
+            w = self.client.wait_member(86400.0)
+            if w is None:
                 raise SystemExit(EXIT_EVENT)
             self._world = w
             self._init(w)

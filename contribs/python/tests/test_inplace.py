@@ -539,6 +539,24 @@ class Channel(unittest.TestCase):
         self.assertEqual(self.client.wait(3, 5).number, 4)
         self.assertEqual(seen, [None])
 
+    def test_wait_member(self):
+        # A spare's rank: worlds without it pass; the first with it is
+        # its own; the restart path or a stop ends the wait.
+        other = (b"path in-place\nsize 4\nnproc 4\nmaster n1 29511\n"
+                 b"src 0\nmember 202 0 n5\n")
+        p = self.up()
+        p.send_world(4, other)
+        p.send_world(5, IN_PLACE)
+        w = self.client.wait_member(5)
+        self.assertEqual(w.number, 5)
+        self.assertEqual(w.rank_of(101, "n2", 1), 5)
+        p.send_world(6, other)
+        p.send_world(7, b"path restart\n")
+        t0 = time.monotonic()
+        self.assertIsNone(self.client.wait_member(5))
+        self.assertLess(time.monotonic() - t0, 2)
+        self.assertIsNone(self.new_client().wait_member(0.1))
+
     def test_older_ignored(self):
         seen = []
         self.client.on_world = lambda w: seen.append(w.number)
