@@ -552,6 +552,7 @@ class Channel(unittest.TestCase):
         self.assertEqual(w.rank_of(101, "n2", 1), 5)
         p.send_world(6, other)
         p.send_world(7, b"path restart\n")
+        self.assertEqual(self.client.wait(6, 5).number, 7)
         t0 = time.monotonic()
         self.assertIsNone(self.client.wait_member(5))
         self.assertLess(time.monotonic() - t0, 2)
