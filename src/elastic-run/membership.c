@@ -106,6 +106,37 @@ int members_without(const struct members *ms, const uint32_t *jobs,
 	return 0;
 }
 
+/* A spare of the group's document (member m, the i-th): kept when it
+ * runs and fits; -1 with err when it is malformed. */
+static int spare_add(struct members *ms, json_object *m, int64_t id, size_t i,
+		     elastic_error_t *err)
+{
+	const char *state = jstr(m, "state"), *nodes = jstr(m, "nodes");
+	int64_t jid, nn;
+	size_t len;
+	struct member *d;
+
+	if (!state || strcmp(state, "running") != 0 ||
+	    ms->nspare == MEMBERS_SPARES_MAX)
+		return 0;
+	if (!jint(m, "job_id", 1, UINT32_MAX, &jid) ||
+	    !jint(m, "nnodes", 1, 100000, &nn) || !nodes || !*nodes)
+		return elastic_errorf(err,
+				      "group %lld: spare %zu has no job_id, "
+				      "nnodes or nodes",
+				      (long long)id, i);
+	len = strlen(nodes) + 1;
+	if (len > sizeof(ms->pool) - ms->pool_used)
+		return 0; /* no room left beside the world's */
+	d = &ms->spare[ms->nspare++];
+	d->job_id = (uint32_t)jid;
+	d->nnodes = (unsigned)nn;
+	d->nodes_off = (uint32_t)ms->pool_used;
+	memcpy(ms->pool + ms->pool_used, nodes, len);
+	ms->pool_used += len;
+	return 0;
+}
+
 int members_parse_group(const char *json, uint32_t job, struct members *ms,
 			elastic_error_t *err)
 {
@@ -168,6 +199,15 @@ int members_parse_group(const char *json, uint32_t job, struct members *ms,
 				       e.text);
 			goto out;
 		}
+	}
+	/* The spares after the world: the pool is the world's first. */
+	for (i = 0; i < n; i++) {
+		json_object *m = json_object_array_get_idx(arr, i);
+
+		if (json_object_is_type(m, json_type_object) &&
+		    !jbool(m, "in_world") && jbool(m, "spare") &&
+		    spare_add(ms, m, id, i, err) < 0)
+			goto out;
 	}
 	if (ms->n > 0) {
 		const char *ma = jstr(o, "master_addr");

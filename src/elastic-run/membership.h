@@ -17,7 +17,8 @@
  * group (GET /v1/groups/<job>, elasticd-api(7)).
  */
 
-#define MAX_MEMBERS 256
+#define MAX_MEMBERS	   256
+#define MEMBERS_SPARES_MAX 64 /* --elastic-spares' bound */
 /* The members' node lists all together: one list may take most of it (a
  * large allocation of scattered node names is long even in Slurm's
  * ranged form). */
@@ -42,7 +43,17 @@ struct members {
 	bool degraded;
 	char master_host[256]; /* a node name: the base's first node */
 	char master_addr[256]; /* its address */
+	/* elasticd's spares: running units beside the world ("spare":
+	 * true), none of the world's; their node lists in the pool too */
+	size_t nspare;
+	struct member spare[MEMBERS_SPARES_MAX];
 };
+
+/* Spare i's node list. */
+static inline const char *spare_nodes(const struct members *ms, size_t i)
+{
+	return ms->pool + ms->spare[i].nodes_off;
+}
 
 /* Member i's node list. */
 static inline const char *member_nodes(const struct members *ms, size_t i)

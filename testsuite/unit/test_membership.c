@@ -108,6 +108,35 @@ static void test_degraded(void **state)
 	free(ms);
 }
 
+/* Spares (running, "spare": true, in no world) apart from the world,
+ * even listed before a member of it; a pending one is none yet. */
+static const char spares_doc[] =
+    "{\"id\":100,\"state\":\"RUNNING\",\"generation\":3,\"members\":["
+    "{\"job_id\":100,\"kind\":\"base\",\"state\":\"running\",\"nnodes\":1,"
+    "\"nodes\":\"n1\",\"in_world\":true,\"spare\":false},"
+    "{\"job_id\":101,\"kind\":\"preemptible\",\"state\":\"running\","
+    "\"nnodes\":1,\"nodes\":\"n3\",\"in_world\":false,\"spare\":true},"
+    "{\"job_id\":102,\"kind\":\"preemptible\",\"state\":\"running\","
+    "\"nnodes\":1,\"nodes\":\"n2\",\"in_world\":true,\"spare\":false},"
+    "{\"job_id\":103,\"kind\":\"preemptible\",\"state\":\"pending\","
+    "\"nnodes\":1,\"nodes\":null,\"in_world\":false,\"spare\":true}]}";
+
+static void test_spares(void **state)
+{
+	struct members *ms = parse_ok(spares_doc, 1);
+
+	(void)state;
+	assert_int_equal(ms->n, 2);
+	assert_int_equal(ms->nnodes, 2);
+	assert_int_equal(ms->m[1].job_id, 102);
+	assert_string_equal(member_nodes(ms, 1), "n2");
+	assert_int_equal(ms->nspare, 1);
+	assert_int_equal(ms->spare[0].job_id, 101);
+	assert_int_equal(ms->spare[0].nnodes, 1);
+	assert_string_equal(spare_nodes(ms, 0), "n3");
+	free(ms);
+}
+
 /* Known but not formed: generation 0, or no running member in it. */
 static void test_not_formed(void **state)
 {
@@ -369,6 +398,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_world),
 		cmocka_unit_test(test_degraded),
+		cmocka_unit_test(test_spares),
 		cmocka_unit_test(test_not_formed),
 		cmocka_unit_test(test_master_fallback),
 		cmocka_unit_test(test_bad_documents),
