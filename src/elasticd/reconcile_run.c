@@ -745,6 +745,7 @@ int rec_step_stopped(struct reconcile *r, struct group *g, int64_t now,
 	const struct job_view *base = g->base;
 	bool ended = !base || !rec_live(base);
 
+	g->nspare = 0; /* every unit goes */
 	for (size_t i = 0; i < g->nunits; i++)
 		if (rec_live(g->units[i]) &&
 		    rec_release_at(g, g->units[i]->id, now) < 0)

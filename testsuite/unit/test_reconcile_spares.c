@@ -108,6 +108,11 @@ static void spares_after_the_world(void **state)
 	assert_int_equal(units(s, PHASE_RUNNING, ANY, ids, 8), 4);
 	assert_int_equal(st.state, GROUP_RUNNING);
 	view_says(s, 2, 0);
+	/* The base ends: every unit goes, none is a spare any more. */
+	end_job(s, BASE, END_COMPLETE);
+	pass(s);
+	assert_int_equal(s->cancels, 4);
+	view_says(s, 0, 0);
 	sim_free(s);
 }
 
