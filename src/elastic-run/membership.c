@@ -53,25 +53,34 @@ static bool jbool(json_object *o, const char *key)
 	       json_object_get_boolean(v);
 }
 
-int members_add(struct members *ms, uint32_t job_id, unsigned nnodes,
-		const char *nodes, elastic_error_t *err)
+/* Member d is job_id of nnodes on nodes, its list copied into the pool:
+ * false when the list does not fit. */
+static bool pool_put(struct members *ms, struct member *d, uint32_t job_id,
+		     unsigned nnodes, const char *nodes)
 {
 	size_t len = strlen(nodes) + 1;
-	struct member *d;
 
-	if (ms->n == MAX_MEMBERS)
-		return elastic_errorf(err, "more than %d members", MAX_MEMBERS);
 	if (len > sizeof(ms->pool) - ms->pool_used)
-		return elastic_errorf(err,
-				      "job %u: the node lists of the world "
-				      "are longer than %zu characters in all",
-				      job_id, sizeof(ms->pool) - 1);
-	d = &ms->m[ms->n++];
+		return false;
 	d->job_id = job_id;
 	d->nnodes = nnodes;
 	d->nodes_off = (uint32_t)ms->pool_used;
 	memcpy(ms->pool + ms->pool_used, nodes, len);
 	ms->pool_used += len;
+	return true;
+}
+
+int members_add(struct members *ms, uint32_t job_id, unsigned nnodes,
+		const char *nodes, elastic_error_t *err)
+{
+	if (ms->n == MAX_MEMBERS)
+		return elastic_errorf(err, "more than %d members", MAX_MEMBERS);
+	if (!pool_put(ms, &ms->m[ms->n], job_id, nnodes, nodes))
+		return elastic_errorf(err,
+				      "job %u: the node lists of the world "
+				      "are longer than %zu characters in all",
+				      job_id, sizeof(ms->pool) - 1);
+	ms->n++;
 	ms->nnodes += nnodes;
 	return 0;
 }
@@ -113,8 +122,6 @@ static int spare_add(struct members *ms, json_object *m, int64_t id, size_t i,
 {
 	const char *state = jstr(m, "state"), *nodes = jstr(m, "nodes");
 	int64_t jid, nn;
-	size_t len;
-	struct member *d;
 
 	if (!state || strcmp(state, "running") != 0 ||
 	    ms->nspare == MEMBERS_SPARES_MAX)
@@ -125,15 +132,10 @@ static int spare_add(struct members *ms, json_object *m, int64_t id, size_t i,
 				      "group %lld: spare %zu has no job_id, "
 				      "nnodes or nodes",
 				      (long long)id, i);
-	len = strlen(nodes) + 1;
-	if (len > sizeof(ms->pool) - ms->pool_used)
-		return 0; /* no room left beside the world's */
-	d = &ms->spare[ms->nspare++];
-	d->job_id = (uint32_t)jid;
-	d->nnodes = (unsigned)nn;
-	d->nodes_off = (uint32_t)ms->pool_used;
-	memcpy(ms->pool + ms->pool_used, nodes, len);
-	ms->pool_used += len;
+	/* Without room left beside the world's lists: none. */
+	if (pool_put(ms, &ms->spare[ms->nspare], (uint32_t)jid, (unsigned)nn,
+		     nodes))
+		ms->nspare++;
 	return 0;
 }
 
