@@ -18,7 +18,7 @@
  */
 
 #define MAX_MEMBERS	   256
-#define MEMBERS_SPARES_MAX 64 /* --elastic-spares' bound */
+#define MEMBERS_SPARES_MAX POLICY_SPARES_MAX /* --elastic-spares' bound */
 /* The members' node lists all together: one list may take most of it (a
  * large allocation of scattered node names is long even in Slurm's
  * ranged form). */
