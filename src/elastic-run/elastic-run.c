@@ -674,6 +674,7 @@ int main(int argc, char **argv)
 	x.sen = &sen;
 	while ((rc = round_once(&x)) < 0)
 		;
+	spares_stop();
 	/* The job ends with us: elasticd ends the group's units once it
 	 * sees that, at once rather than at its poll. */
 	if (src.ed_mode)

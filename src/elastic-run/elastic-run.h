@@ -384,6 +384,28 @@ const char *lost_addrs(const struct watch *w, char *out, size_t len);
 bool own_world(const struct config *c, struct source *src,
 	       const struct members *ms, const struct watch *w,
 	       struct members *nm);
+/* inplace_leave.c: member index of job in l, or -1; the launch over
+ * the next world nm (survivors keep their sruns, leavers' go to be reaped
+ * and killed after the grace, joiners' come from jl); the leavers killed
+ * now (the resize fell back). */
+int launch_index(const struct launch *l, uint32_t job);
+void inplace_relaunch_table(const struct config *c, struct launch *l,
+			    const struct members *nm, const struct launch *jl);
+void inplace_leavers_kill(void);
+/* spares.c: warm spares.  _tend() at every poll of a launch (the
+ * joiners of ms's spares started once the world is in place capable, those
+ * of units no longer spares stopped); _take() moves the warm srun of job
+ * into jl (a resize's joiners), false if there is none; _warm() counts
+ * them; _stop() before a launch and at the end. */
+void spares_tend(const struct config *c, const struct members *ms,
+		 unsigned restart);
+bool spares_take(uint32_t job, struct launch *jl);
+size_t spares_warm(void);
+void spares_stop(void);
+/* Entry i of from (one srun) to the end of l (l->n < MAX_MEMBERS). */
+void launch_append(struct launch *l, const struct launch *from, size_t i);
+/* Kill entry i's steps and srun, without waiting (reap() takes it). */
+void launch_cut(const struct launch *l, size_t i);
 /* inplace_world.c: a world's payload (inplace.h), malloc'd; NULL when
  * it does not fit.  lost: lost_addrs()'s, or NULL. */
 char *inplace_payload(const struct config *c, enum inplace_path path,

@@ -400,16 +400,6 @@ void inplace_abandon(const struct config *c, bool stop)
 			NULL);
 }
 
-/* Member index of job in l, or -1. */
-static int launch_index(const struct launch *l, uint32_t job)
-{
-	size_t i;
-
-	for (i = 0; i < l->n; i++)
-		if (l->job[i] == job)
-			return (int)i;
-	return -1;
-}
 /* A port for the next world's rendezvous, as launches pick theirs. */
 static unsigned fresh_port(const struct config *c)
 {
@@ -418,93 +408,6 @@ static unsigned fresh_port(const struct config *c)
 	if (getrandom(&r, sizeof(r), 0) != (ssize_t)sizeof(r))
 		return c->port;
 	return RANKENV_PORT_FIRST + r % RANKENV_PORT_COUNT;
-}
-
-/* The ranks of members that left: reaped, and killed after the grace. */
-struct leaving {
-	size_t n;
-	pid_t pid[MAX_MEMBERS];
-	uint32_t job[MAX_MEMBERS], first_step[MAX_MEMBERS];
-	double deadline;
-};
-static void reap_leaving(struct leaving *lv, bool kill_now)
-{
-	size_t i;
-	int st;
-
-	for (i = 0; i < lv->n;) {
-		if (waitpid(lv->pid[i], &st, WNOHANG) == lv->pid[i]) {
-			lv->pid[i] = lv->pid[--lv->n];
-			lv->job[i] = lv->job[lv->n];
-			lv->first_step[i] = lv->first_step[lv->n];
-			continue;
-		}
-		if (kill_now || now_s() >= lv->deadline) {
-			struct launch one = { 0 };
-
-			one.n = one.njobs = 1;
-			one.running = 1;
-			one.pid[0] = lv->pid[i];
-			one.job[0] = lv->job[i];
-			one.first_step[0] = lv->first_step[i];
-			kill_launch(&one);
-			lv->pid[i] = lv->pid[--lv->n];
-			lv->job[i] = lv->job[lv->n];
-			lv->first_step[i] = lv->first_step[lv->n];
-			continue;
-		}
-		i++;
-	}
-}
-static struct leaving leavers;
-
-void inplace_reap(void)
-{
-	reap_leaving(&leavers, false);
-}
-
-/*
- * The launch over the next world: survivors keep their sruns, leavers'
- * sruns go to `leavers`, joiners' come from `jl` (their launch).
- */
-static void relaunch_table(const struct config *c, struct launch *l,
-			   const struct members *nm, const struct launch *jl)
-{
-	struct launch old = *l;
-	size_t i;
-	int k;
-
-	for (i = 0; i < old.n; i++) {
-		size_t j;
-
-		for (j = 0; j < nm->n && nm->m[j].job_id != old.job[i]; j++)
-			;
-		if (j == nm->n && !old.done[i] && leavers.n < MAX_MEMBERS) {
-			leavers.pid[leavers.n] = old.pid[i];
-			leavers.job[leavers.n] = old.job[i];
-			leavers.first_step[leavers.n++] = old.first_step[i];
-		}
-	}
-	leavers.deadline = now_s() + c->grace;
-	memset(l, 0, sizeof(*l));
-	for (i = 0; i < nm->n; i++) {
-		const struct launch *from = &old;
-
-		k = launch_index(&old, nm->m[i].job_id);
-		if (k < 0) {
-			from = jl;
-			k = launch_index(jl, nm->m[i].job_id);
-		}
-		l->pid[i] = from->pid[k];
-		l->job[i] = from->job[k];
-		l->first_step[i] = from->first_step[k];
-		l->status[i] = from->status[k];
-		l->done[i] = from->done[k];
-		if (!l->done[i])
-			l->running++;
-	}
-	l->n = l->njobs = nm->n;
-	l->overlap = old.overlap || jl->overlap;
 }
 
 /* What the resize found: who stays, who joins, who leaves. */
@@ -560,6 +463,16 @@ static bool diff_worlds(const struct config *c, const struct members *cur,
 	return true;
 }
 
+/* How many ranks member job of nm has. */
+static size_t joiner_ranks(const struct config *c, const struct members *nm,
+			   uint32_t job)
+{
+	for (size_t i = 0; i < nm->n; i++)
+		if (nm->m[i].job_id == job)
+			return (size_t)nm->m[i].nnodes * c->nproc_per_node;
+	return 0;
+}
+
 /* Every rank of l ended, each with status 0: the training is over. */
 static bool all_finished(const struct launch *l)
 {
@@ -581,32 +494,40 @@ static bool start_joiners(const struct config *c, const struct members *nm,
 			  struct launch *l, unsigned restart, struct launch *jl,
 			  double deadline, char *why, size_t wl)
 {
-	struct members *jm = malloc(sizeof(*jm));
+	struct members *jm = calloc(1, sizeof(*jm));
+	struct launch *more = calloc(1, sizeof(*more));
 	elastic_error_t err;
-	size_t i, ready;
+	size_t i, ready, want = 0;
+	bool ok = false;
 
-	if (!jm)
-		return false;
-	memset(jm, 0, sizeof(*jm));
 	memset(jl, 0, sizeof(*jl));
-	for (i = 0; i < nm->n; i++)
-		if (launch_index(l, nm->m[i].job_id) < 0)
+	if (!jm || !more)
+		goto out;
+	/* Warm spares' ranks are adopted, the others started. */
+	for (i = 0; i < nm->n; i++) {
+		if (launch_index(l, nm->m[i].job_id) >= 0)
+			continue;
+		want++;
+		if (!spares_take(nm->m[i].job_id, jl))
 			members_add(jm, nm->m[i].job_id, nm->m[i].nnodes,
 				    member_nodes(nm, i), &err);
-	if (launch_members(c, jm, nm, restart, jl) < 0) {
-		free(jm);
-		snprintf(why, wl, "joiners-not-started");
-		return false;
 	}
+	if (jm->n && launch_members(c, jm, nm, restart, more) < 0) {
+		kill_launch(jl);
+		snprintf(why, wl, "joiners-not-started");
+		goto out;
+	}
+	for (i = 0; i < more->n && jl->n < MAX_MEMBERS; i++)
+		launch_append(jl, more, i);
 	for (;;) {
 		inplace_serve(c, -1, POLL_MS);
 		reap(jl);
 		inplace_reap();
-		for (i = 0, ready = 0; i < jm->n; i++)
-			if (joiners_of(c->ip, jm->m[i].job_id) >=
-			    (size_t)jm->m[i].nnodes * c->nproc_per_node)
+		for (i = 0, ready = 0; i < jl->n; i++)
+			if (joiners_of(c->ip, jl->job[i]) >=
+			    joiner_ranks(c, nm, jl->job[i]))
 				ready++;
-		if (ready == jm->n)
+		if (ready == want)
 			break;
 		/* The world's ranks are not told of the join: ending, they
 		 * ended on their own (a training that finished meanwhile). */
@@ -615,8 +536,7 @@ static bool start_joiners(const struct config *c, const struct members *nm,
 			snprintf(why, wl, "ranks-%s",
 				 all_finished(l) ? "finished" : "ended");
 			kill_launch(jl);
-			free(jm);
-			return false;
+			goto out;
 		}
 		if (jl->running < jl->n || got_stop || now_s() >= deadline) {
 			snprintf(why, wl, "joiners-%s",
@@ -624,12 +544,14 @@ static bool start_joiners(const struct config *c, const struct members *nm,
 				 : jl->running < jl->n ? "ended"
 						       : "not-ready");
 			kill_launch(jl);
-			free(jm);
-			return false;
+			goto out;
 		}
 	}
+	ok = true;
+out:
 	free(jm);
-	return true;
+	free(more);
+	return ok;
 }
 
 /* Every rank of world wn (want of them) joined: true; else why not. */
@@ -671,7 +593,7 @@ static void not_resized(const struct config *c, unsigned restart,
 	}
 	timeline("fallback", restart, nnodes, "path=restart why=%s", why);
 	inplace_abandon(c, false);
-	reap_leaving(&leavers, true);
+	inplace_leavers_kill();
 	snprintf(w->detail, sizeof(w->detail), "in-place-fallback=%s", why);
 }
 
@@ -690,6 +612,7 @@ bool inplace_resize(const struct config *c, struct source *src,
 	elastic_error_t err;
 	struct diff d;
 	char why[160] = "", lost[1024];
+	const char *path;
 	unsigned port;
 	size_t want;
 	bool ok = false, own;
@@ -746,20 +669,23 @@ bool inplace_resize(const struct config *c, struct source *src,
 		goto out;
 	}
 	wn = c->ip->world;
+	/* Spares in the places of members that left: a swap. */
+	path =
+	    d.join == d.leave && nm->nnodes == ms->nnodes ? "swap" : "in-place";
 	timeline("resize", restart, nm->nnodes,
-		 "path=in-place world=%llu from=%u to=%u stay=%zu join=%zu "
+		 "path=%s world=%llu from=%u to=%u stay=%zu join=%zu "
 		 "leave=%zu master=%s:%u generation=%llu source=%s",
-		 (unsigned long long)wn, ms->nnodes, nm->nnodes, d.stay, d.join,
-		 d.leave, nm->master_addr, port,
+		 path, (unsigned long long)wn, ms->nnodes, nm->nnodes, d.stay,
+		 d.join, d.leave, nm->master_addr, port,
 		 (unsigned long long)nm->generation,
 		 own ? "launcher" : "elasticd");
-	relaunch_table(c, l, nm, jl);
+	inplace_relaunch_table(c, l, nm, jl);
 	*ms = *nm;
 	want = (size_t)nm->nnodes * c->nproc_per_node;
 	if (!wait_joined(c, l, wn, want, why, sizeof(why)))
 		goto out;
 	timeline("resized", restart, ms->nnodes,
-		 "path=in-place world=%llu ranks=%zu seconds=%.3f",
+		 "path=%s world=%llu ranks=%zu seconds=%.3f", path,
 		 (unsigned long long)wn, want, now_s() - t0);
 	c->ip->capable = wn;
 	if (!own)

@@ -413,6 +413,9 @@ int launch(const struct config *c, const struct members *ms, unsigned restart,
 	unsigned rank_off = 0, node_off = 0;
 	size_t i;
 
+	/* A spare's warm ranks hold its unit's CPUs: the world may take it
+	 * in now. */
+	spares_stop();
 	memset(l, 0, sizeof(*l));
 	if (!c->mpirun)
 		inplace_env(c, inplace_next_world(c));
@@ -574,6 +577,24 @@ void kill_launch(struct launch *l)
 			kill(l->mpirun ? -l->pid[i] : l->pid[i], SIGKILL);
 	while (reap(l) > 0)
 		sleep_ms(POLL_MS);
+}
+void launch_append(struct launch *l, const struct launch *from, size_t i)
+{
+	size_t k = l->n++;
+
+	l->pid[k] = from->pid[i];
+	l->job[k] = from->job[i];
+	l->first_step[k] = from->first_step[i];
+	l->status[k] = from->status[i];
+	l->done[k] = from->done[i];
+	l->running += !from->done[i];
+	l->njobs = l->n;
+}
+void launch_cut(const struct launch *l, size_t i)
+{
+	kill_steps(l->job[i], l->first_step[i]);
+	if (!l->done[i])
+		kill(l->pid[i], SIGKILL);
 }
 void kill_member(struct launch *l, uint32_t job)
 {

@@ -85,33 +85,95 @@ int members_add(struct members *ms, uint32_t job_id, unsigned nnodes,
 	return 0;
 }
 
-int members_without(const struct members *ms, const uint32_t *jobs,
-		    size_t njobs, struct members *out, elastic_error_t *err)
+/* out: ms's generation, master and state, no member and no spare yet. */
+static void members_head(const struct members *ms, struct members *out)
 {
-	size_t i, k;
-
-	if (ms->n == 0)
-		return elastic_errorf(err, "no world to leave members out of");
-	for (k = 0; k < njobs; k++)
-		if (jobs[k] == ms->m[0].job_id)
-			return elastic_errorf(err,
-					      "job %u is the base: it cannot "
-					      "leave the world",
-					      jobs[k]);
-	out->n = out->pool_used = 0;
+	out->n = out->pool_used = out->nspare = 0;
 	out->nnodes = 0;
 	out->generation = ms->generation;
 	out->degraded = false;
 	memcpy(out->master_host, ms->master_host, sizeof(out->master_host));
 	memcpy(out->master_addr, ms->master_addr, sizeof(out->master_addr));
-	for (i = 0; i < ms->n; i++) {
-		for (k = 0; k < njobs && jobs[k] != ms->m[i].job_id; k++)
-			;
-		if (k == njobs &&
+}
+/* ms's spares but those marked taken, into out's (after its members). */
+static void spares_rest(const struct members *ms, const bool *taken,
+			struct members *out)
+{
+	for (size_t i = 0; i < ms->nspare; i++)
+		if (!(taken && taken[i]) &&
+		    pool_put(out, &out->spare[out->nspare], ms->spare[i].job_id,
+			     ms->spare[i].nnodes, spare_nodes(ms, i)))
+			out->nspare++;
+}
+static bool named(const uint32_t *jobs, size_t njobs, uint32_t job)
+{
+	for (size_t k = 0; k < njobs; k++)
+		if (jobs[k] == job)
+			return true;
+	return false;
+}
+
+int members_without(const struct members *ms, const uint32_t *jobs,
+		    size_t njobs, struct members *out, elastic_error_t *err)
+{
+	size_t i;
+
+	if (ms->n == 0)
+		return elastic_errorf(err, "no world to leave members out of");
+	if (named(jobs, njobs, ms->m[0].job_id))
+		return elastic_errorf(err,
+				      "job %u is the base: it cannot "
+				      "leave the world",
+				      ms->m[0].job_id);
+	members_head(ms, out);
+	for (i = 0; i < ms->n; i++)
+		if (!named(jobs, njobs, ms->m[i].job_id) &&
 		    members_add(out, ms->m[i].job_id, ms->m[i].nnodes,
 				member_nodes(ms, i), err) < 0)
 			return -1;
+	spares_rest(ms, NULL, out);
+	return 0;
+}
+
+int members_swap(const struct members *ms, const uint32_t *jobs, size_t njobs,
+		 struct members *out, elastic_error_t *err)
+{
+	bool taken[MEMBERS_SPARES_MAX] = { false };
+	size_t i, k;
+
+	if (ms->n == 0)
+		return elastic_errorf(err, "no world to swap members in");
+	if (named(jobs, njobs, ms->m[0].job_id))
+		return elastic_errorf(err,
+				      "job %u is the base: no spare "
+				      "takes its place",
+				      ms->m[0].job_id);
+	members_head(ms, out);
+	for (i = 0; i < ms->n; i++) {
+		const struct member *m = &ms->m[i];
+		const char *nodes = member_nodes(ms, i);
+		uint32_t job = m->job_id;
+
+		if (named(jobs, njobs, job)) {
+			for (k = 0;
+			     k < ms->nspare &&
+			     (taken[k] || ms->spare[k].nnodes != m->nnodes);
+			     k++)
+				;
+			if (k == ms->nspare)
+				return elastic_errorf(
+				    err,
+				    "job %u: no spare of %u "
+				    "node%s to take its place",
+				    job, m->nnodes, m->nnodes == 1 ? "" : "s");
+			taken[k] = true;
+			job = ms->spare[k].job_id;
+			nodes = spare_nodes(ms, k);
+		}
+		if (members_add(out, job, m->nnodes, nodes, err) < 0)
+			return -1;
 	}
+	spares_rest(ms, taken, out);
 	return 0;
 }
 
@@ -229,18 +291,69 @@ out:
 	return rc;
 }
 
+/* Member i of a, in b: its index there, or -1. */
+static int member_in(const struct members *a, size_t i, const struct members *b)
+{
+	for (size_t k = 0; k < b->n; k++)
+		if (b->m[k].job_id == a->m[i].job_id)
+			return b->m[k].nnodes == a->m[i].nnodes &&
+				       !strcmp(member_nodes(a, i),
+					       member_nodes(b, k))
+				   ? (int)k
+				   : -1;
+	return -1;
+}
+
 bool members_same(const struct members *a, const struct members *b)
 {
 	size_t i;
 
-	if (a->n != b->n)
+	if (a->n != b->n || (a->n && a->m[0].job_id != b->m[0].job_id))
 		return false;
 	for (i = 0; i < a->n; i++)
-		if (a->m[i].job_id != b->m[i].job_id ||
-		    a->m[i].nnodes != b->m[i].nnodes ||
-		    strcmp(member_nodes(a, i), member_nodes(b, i)) != 0)
+		if (member_in(a, i, b) < 0)
 			return false;
 	return true;
+}
+
+bool spares_same(const struct members *a, const struct members *b)
+{
+	size_t i, k;
+
+	if (a->nspare != b->nspare)
+		return false;
+	for (i = 0; i < a->nspare; i++) {
+		for (k = 0; k < b->nspare &&
+			    (b->spare[k].job_id != a->spare[i].job_id ||
+			     strcmp(spare_nodes(a, i), spare_nodes(b, k)));
+		     k++)
+			;
+		if (k == b->nspare)
+			return false;
+	}
+	return true;
+}
+
+int members_respare(struct members *cur, const struct members *nm,
+		    elastic_error_t *err)
+{
+	struct members *t = malloc(sizeof(*t));
+	size_t i;
+
+	if (!t)
+		return elastic_errorf(err, "out of memory");
+	members_head(cur, t);
+	for (i = 0; i < cur->n; i++)
+		if (members_add(t, cur->m[i].job_id, cur->m[i].nnodes,
+				member_nodes(cur, i), err) < 0) {
+			free(t);
+			return -1;
+		}
+	spares_rest(nm, NULL, t);
+	t->degraded = cur->degraded;
+	*cur = *t;
+	free(t);
+	return 0;
 }
 
 int members_job_is_ours(uint32_t base, uint32_t uid, uint32_t job,

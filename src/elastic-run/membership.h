@@ -88,8 +88,25 @@ int members_parse_group(const char *json, uint32_t job, struct members *ms,
 int members_without(const struct members *ms, const uint32_t *jobs,
 		    size_t njobs, struct members *out, elastic_error_t *err);
 
-/* Same world?  (Generation aside: the jobs and their node lists.) */
+/*
+ * The world ms with each of the members jobs[0..njobs) replaced, at its
+ * place (the ranks' layout kept), by a spare of as many nodes: a swap.
+ * Into out, the spares left kept; -1 with err when one has no such spare
+ * or is the base (the caller then shrinks, members_without()).
+ */
+int members_swap(const struct members *ms, const uint32_t *jobs, size_t njobs,
+		 struct members *out, elastic_error_t *err);
+
+/* Same world?  (Generation and order aside, the base first in both: the
+ * jobs and their node lists.  The launcher keeps its own order, the
+ * ranks' layout: elasticd's of the same members is no change.) */
 bool members_same(const struct members *a, const struct members *b);
+/* Same spares (in any order)? */
+bool spares_same(const struct members *a, const struct members *b);
+/* cur's spares replaced by nm's, cur's members and their order kept.
+ * 0, or -1 with err (out of memory, or the lists do not fit). */
+int members_respare(struct members *cur, const struct members *nm,
+		    elastic_error_t *err);
 
 /*
  * Is job, named in elasticd's world of group base, the group's own in

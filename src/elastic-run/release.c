@@ -204,6 +204,11 @@ bool own_world(const struct config *c, struct source *src,
 			return false;
 		jobs[n++] = j;
 	}
+	/* A spare of as many nodes in each one's place: the same size. */
+	if (members_swap(ms, jobs, n, nm, &err) == 0) {
+		src->own_from = ms->generation;
+		return true;
+	}
 	if (members_without(ms, jobs, n, nm, &err) < 0) {
 		elog_debug("own world: %s", err.text);
 		return false;

@@ -7,10 +7,10 @@
  * node's heartbeat task says which of the others it could not reach
  * ("NAME X=<node>,<node>" or "NAME X=-", after "NAME X+=..." lines for a
  * long list); two nodes are joined when neither said it could not reach
- * the other, and both answered.  The world keeps the side that holds the batch host: grown from it, one
- * node at a time, by the node joined to the most others (ties: the
- * earlier in the world's order, the base's nodes first), if joined to
- * every node kept so far.  Every other node leaves: no two worlds.
+ * the other, and both answered.  The world keeps the side that holds the batch
+ * host: grown from it, one node at a time, by the node joined to the most
+ * others (ties: the earlier in the world's order, the base's nodes first), if
+ * joined to every node kept so far.  Every other node leaves: no two worlds.
  * Pure: fed the answers, so that every rule is a unit test.
  */
 

@@ -86,50 +86,68 @@ static void resolve_master(struct members *ms)
 		snprintf(ms->master_addr, sizeof(ms->master_addr), "127.0.0.1");
 }
 
+/* Is job id this group's own in Slurm (its base or a unit of it, ours)?
+ * FETCH_OK, FETCH_UNVERIFIED when not, FETCH_ERROR when Slurm did not
+ * answer; err says why. */
+static enum fetch_result job_is_ours(const struct config *c, struct source *src,
+				     uint32_t id, elastic_error_t *err)
+{
+	job_info_msg_t *msg = NULL;
+	size_t k;
+	int rc;
+
+	for (k = 0; k < src->nours && src->ours[k] != id; k++)
+		;
+	if (k < src->nours || id == c->job_id)
+		return FETCH_OK;
+	if (job_load(id, &msg, NULL) < 0) {
+		rc = errno;
+		if (rc == ENOENT) {
+			elastic_errorf(err,
+				       "elasticd's world names job %u, which "
+				       "Slurm does not show",
+				       id);
+			return FETCH_UNVERIFIED;
+		}
+		elastic_errorf(err, "job %u of elasticd's world: %s", id,
+			       slurm_strerror(rc));
+		return rc == ESLURM_INVALID_JOB_ID ? FETCH_UNVERIFIED
+						   : FETCH_ERROR;
+	}
+	rc = members_job_is_ours(c->job_id, (uint32_t)getuid(), id,
+				 msg->job_array[0].user_id,
+				 msg->job_array[0].admin_comment, err);
+	compat_free_job_info_msg(msg);
+	if (rc < 0)
+		return FETCH_UNVERIFIED;
+	if (src->nours == MAX_MEMBERS)
+		src->nours = 0; /* the oldest are long gone */
+	src->ours[src->nours++] = id;
+	return FETCH_OK;
+}
 /*
- * Is every job of elasticd's world this group's own in Slurm (its base
- * or a unit of it, ours)?  Even elasticd's word is not taken for a job
- * to srun into, signal and kill.  FETCH_OK, FETCH_UNVERIFIED when one is
- * not, FETCH_ERROR when Slurm did not answer; err says why.
+ * Is every job of elasticd's world this group's own in Slurm?  Even
+ * elasticd's word is not taken for a job to srun into, signal and kill.
+ * A spare that is not is left out (the world stands without it).
  */
 static enum fetch_result world_is_ours(const struct config *c,
-				       struct source *src,
-				       const struct members *ms,
+				       struct source *src, struct members *ms,
 				       elastic_error_t *err)
 {
-	for (size_t i = 0; i < ms->n; i++) {
-		uint32_t id = ms->m[i].job_id;
-		job_info_msg_t *msg = NULL;
-		size_t k;
-		int rc;
+	enum fetch_result fr;
+	elastic_error_t e;
 
-		for (k = 0; k < src->nours && src->ours[k] != id; k++)
-			;
-		if (k < src->nours || id == c->job_id)
+	for (size_t i = 0; i < ms->n; i++)
+		if ((fr = job_is_ours(c, src, ms->m[i].job_id, err)) !=
+		    FETCH_OK)
+			return fr;
+	for (size_t i = 0; i < ms->nspare;) {
+		if (job_is_ours(c, src, ms->spare[i].job_id, &e) == FETCH_OK) {
+			i++;
 			continue;
-		if (job_load(id, &msg, NULL) < 0) {
-			rc = errno;
-			if (rc == ENOENT) {
-				elastic_errorf(err,
-					       "elasticd's world names job %u, "
-					       "which Slurm does not show",
-					       id);
-				return FETCH_UNVERIFIED;
-			}
-			elastic_errorf(err, "job %u of elasticd's world: %s",
-				       id, slurm_strerror(rc));
-			return rc == ESLURM_INVALID_JOB_ID ? FETCH_UNVERIFIED
-							   : FETCH_ERROR;
 		}
-		rc = members_job_is_ours(c->job_id, (uint32_t)getuid(), id,
-					 msg->job_array[0].user_id,
-					 msg->job_array[0].admin_comment, err);
-		compat_free_job_info_msg(msg);
-		if (rc < 0)
-			return FETCH_UNVERIFIED;
-		if (src->nours == MAX_MEMBERS)
-			src->nours = 0; /* the oldest are long gone */
-		src->ours[src->nours++] = id;
+		elog_warn("spare left out: %s", e.text);
+		ms->spare[i] = ms->spare[--ms->nspare];
 	}
 	return FETCH_OK;
 }
@@ -404,7 +422,14 @@ bool world_changed(const struct config *c, struct source *src,
 					 nm->n);
 				changed = true;
 			} else {
+				elastic_error_t err;
+
 				cur->generation = nm->generation;
+				/* A new spare, or one gone: the warm
+				 * spares follow (spares.c). */
+				if (!spares_same(nm, cur) &&
+				    members_respare(cur, nm, &err) < 0)
+					elog_warn("spares: %s", err.text);
 			}
 		}
 		free(nm);

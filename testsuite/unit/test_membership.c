@@ -322,6 +322,126 @@ static void test_without(void **state)
 	free(out);
 }
 
+/* Same members in another order (elasticd's by job, the launcher's by
+ * rank): the same world, the base first in both. */
+static void test_same_any_order(void **state)
+{
+	struct members *a = parse_ok(four_members, 1);
+	struct members *b = malloc(sizeof(*b));
+
+	(void)state;
+	assert_non_null(b);
+	*b = *a;
+	b->m[1] = a->m[2];
+	b->m[2] = a->m[1];
+	assert_true(members_same(a, b));
+	b->m[0] = a->m[3];
+	b->m[3] = a->m[0];
+	assert_false(members_same(a, b));
+	free(a);
+	free(b);
+}
+
+/* clang-format off */
+static const char swap_doc[] =
+	"{\"id\":100,\"generation\":7,\"master_addr\":\"10.0.0.1\",\"members\":["
+	MEMBER(100, "base", "running", 2, "\"n[1-2]\"", "true") ","
+	MEMBER(101, "preemptible", "running", 1, "\"n3\"", "true") ","
+	MEMBER(102, "preemptible", "running", 1, "\"n4\"", "true") ","
+	MEMBER(103, "preemptible", "running", 2, "\"n[5-6]\"", "true") ","
+	"{\"job_id\":110,\"kind\":\"preemptible\",\"state\":\"running\","
+	"\"nnodes\":2,\"nodes\":\"s[1-2]\",\"in_world\":false,\"spare\":true},"
+	"{\"job_id\":111,\"kind\":\"preemptible\",\"state\":\"running\","
+	"\"nnodes\":1,\"nodes\":\"s3\",\"in_world\":false,\"spare\":true},"
+	"{\"job_id\":112,\"kind\":\"preemptible\",\"state\":\"running\","
+	"\"nnodes\":1,\"nodes\":\"s4\",\"in_world\":false,\"spare\":true}]}";
+/* clang-format on */
+
+/* A swap: each member lost replaced at its place by the first spare of
+ * as many nodes, the size and the others' places kept, the spares left
+ * kept; none for the base or without a spare of its size. */
+static void test_swap(void **state)
+{
+	struct members *a = parse_ok(swap_doc, 1);
+	struct members *out = malloc(sizeof(*out));
+	elastic_error_t err = { "" };
+	const uint32_t one[] = { 102 }, two[] = { 101, 103 },
+		       three[] = { 101, 102, 103 }, base[] = { 100 };
+
+	(void)state;
+	assert_non_null(out);
+	assert_int_equal(a->nspare, 3);
+	memset(out, 0x5a, sizeof(*out));
+	assert_int_equal(members_swap(a, one, 1, out, &err), 0);
+	assert_int_equal(out->n, 4);
+	assert_int_equal(out->nnodes, a->nnodes);
+	assert_int_equal(out->generation, 7);
+	assert_int_equal(out->m[1].job_id, 101);
+	assert_int_equal(out->m[2].job_id, 111);
+	assert_string_equal(member_nodes(out, 2), "s3");
+	assert_int_equal(out->m[2].nnodes, 1);
+	assert_int_equal(out->m[3].job_id, 103);
+	assert_string_equal(out->master_host, "10.0.0.1");
+	assert_int_equal(out->nspare, 2);
+	assert_int_equal(out->spare[0].job_id, 110);
+	assert_string_equal(spare_nodes(out, 0), "s[1-2]");
+	assert_int_equal(out->spare[1].job_id, 112);
+
+	/* Two at once, each by a spare of its own size. */
+	assert_int_equal(members_swap(a, two, 2, out, &err), 0);
+	assert_int_equal(out->m[1].job_id, 111);
+	assert_int_equal(out->m[3].job_id, 110);
+	assert_string_equal(member_nodes(out, 3), "s[1-2]");
+	assert_int_equal(out->nspare, 1);
+	assert_int_equal(out->spare[0].job_id, 112);
+	assert_int_equal(out->nnodes, a->nnodes);
+
+	/* Three: the two 1-node spares and the 2-node one. */
+	assert_int_equal(members_swap(a, three, 3, out, &err), 0);
+	assert_int_equal(out->nspare, 0);
+	assert_int_equal(out->m[2].job_id, 112);
+
+	assert_int_equal(members_swap(a, base, 1, out, &err), -1);
+	assert_non_null(strstr(err.text, "job 100 is the base"));
+	a->nspare = 1; /* the 2-node spare only */
+	assert_int_equal(members_swap(a, one, 1, out, &err), -1);
+	assert_non_null(strstr(err.text, "no spare of 1 node "));
+	free(a);
+	free(out);
+}
+
+/* The spares follow elasticd's, the launcher's members and order kept. */
+static void test_respare(void **state)
+{
+	struct members *a = parse_ok(swap_doc, 1);
+	struct members *b = malloc(sizeof(*b));
+	elastic_error_t err = { "" };
+
+	(void)state;
+	assert_non_null(b);
+	*b = *a;
+	assert_true(spares_same(a, b));
+	b->spare[0] = a->spare[2];
+	b->spare[2] = a->spare[0];
+	assert_true(spares_same(a, b));
+	b->nspare = 1; /* 112 only */
+	assert_false(spares_same(a, b));
+	a->m[1] = b->m[2];
+	a->m[2] = b->m[1];
+	assert_int_equal(members_respare(a, b, &err), 0);
+	assert_true(spares_same(a, b));
+	assert_int_equal(a->nspare, 1);
+	assert_int_equal(a->spare[0].job_id, 112);
+	assert_string_equal(spare_nodes(a, 0), "s4");
+	assert_int_equal(a->m[1].job_id, 102);
+	assert_string_equal(member_nodes(a, 1), "n4");
+	assert_int_equal(a->m[2].job_id, 101);
+	assert_int_equal(a->nnodes, 6);
+	assert_int_equal(a->generation, 7);
+	free(a);
+	free(b);
+}
+
 /* The client takes the address server_choose() picked (test_server tests
  * the choice), the munge socket and elasticd's user. */
 static void test_client(void **state)
@@ -405,6 +525,9 @@ int main(void)
 		cmocka_unit_test(test_bounds),
 		cmocka_unit_test(test_same),
 		cmocka_unit_test(test_without),
+		cmocka_unit_test(test_same_any_order),
+		cmocka_unit_test(test_swap),
+		cmocka_unit_test(test_respare),
 		cmocka_unit_test(test_client),
 		cmocka_unit_test(test_job_is_ours),
 	};
