@@ -58,6 +58,8 @@ static const struct key {
 	{ "BaseQOS", T_NAME, F(base_qos) },
 	{ "PreemptibleQOS", T_NAME, F(preemptible_qos) },
 	{ "OnDemandQOS", T_NAME, F(ondemand_qos) },
+	{ "SparePartitions", T_LIST, F(spare_partitions) },
+	{ "SpareQOS", T_NAME, F(spare_qos) },
 	{ "EvalPartition", T_NAME, F(eval_partition) },
 	{ "OnDemand", T_BOOL, F(ondemand_allowed) },
 	{ "OnDemandUsers", T_LIST, F(ondemand_users) },

@@ -116,6 +116,11 @@ struct elastic_policy {
 	char base_qos[POLICY_NAME_MAX + 1];	   /* BaseQOS */
 	char preemptible_qos[POLICY_NAME_MAX + 1]; /* PreemptibleQOS */
 	char ondemand_qos[POLICY_NAME_MAX + 1];	   /* OnDemandQOS */
+	/* Where spares run, for Slurm to preempt them first (a partition of
+	 * a lower PriorityTier, a QOS of lower preemption order); empty:
+	 * PreemptiblePartitions, PreemptibleQOS. */
+	struct policy_list spare_partitions; /* SparePartitions */
+	char spare_qos[POLICY_NAME_MAX + 1]; /* SpareQOS */
 	/* EvalPartition: where --elastic-eval jobs run; "" = the first of
 	 * PreemptiblePartitions, else Slurm's default. */
 	char eval_partition[POLICY_NAME_MAX + 1];
@@ -128,7 +133,7 @@ struct elastic_policy {
 	unsigned max_grace;  /* MaxGrace */
 	unsigned max_keep;   /* MaxKeep */
 	unsigned max_spares; /* MaxSpares */
-	unsigned unit_nice; /* UnitNice */
+	unsigned unit_nice;  /* UnitNice */
 
 	/* Defaults for every option. */
 	unsigned default_min_nodes;	/* DefaultMinNodes */

@@ -288,11 +288,13 @@ void check_names(const struct check_site *s, struct check_findings *out)
 	missing_list(s, out, "PreemptiblePartitions",
 		     &p->preemptible_partitions);
 	missing_list(s, out, "OnDemandPartitions", &p->ondemand_partitions);
+	missing_list(s, out, "SparePartitions", &p->spare_partitions);
 	if (p->eval_partition[0])
 		missing_partition(s, out, "EvalPartition", p->eval_partition);
 	missing_qos(s, out, "BaseQOS", p->base_qos);
 	missing_qos(s, out, "PreemptibleQOS", p->preemptible_qos);
 	missing_qos(s, out, "OnDemandQOS", p->ondemand_qos);
+	missing_qos(s, out, "SpareQOS", p->spare_qos);
 	if (p->preemptible_partitions.n ||
 	    !(f = check_add(out, CHECK_PARTITIONS, "PreemptiblePartitions")))
 		return;

@@ -161,6 +161,37 @@ static void qos_type(const struct check_site *s, struct check_findings *out)
 	    "higher-priority work lists in its Preempt");
 }
 
+/* Spares taken before a world's unit: each spare partition (p) below
+ * every preemptible partition it shares nodes with. */
+static void spares_first(const struct check_site *s, struct check_findings *out,
+			 const struct check_partition *p)
+{
+	const struct policy_list *l = &s->policy->preemptible_partitions;
+	struct check_finding *f;
+
+	for (unsigned i = 0; i < l->n; i++) {
+		const struct check_partition *w =
+		    check_find_partition(&s->slurm, l->name[i]);
+
+		if (!w || w == p || w->tier > p->tier ||
+		    !overlap(w->node_inx, p->node_inx) ||
+		    !(f = check_add(out, CHECK_PREEMPTION, "PartitionName=%s",
+				    p->name)))
+			continue;
+		check_say(
+		    f->problem, sizeof(f->problem),
+		    "SparePartitions: its PriorityTier %u is not below "
+		    "PartitionName=%s's %u: Slurm may take a world's unit "
+		    "before a spare",
+		    p->tier, w->name, w->tier);
+		check_say(f->fix, sizeof(f->fix),
+			  "give PartitionName=%s a PriorityTier below %u in "
+			  "slurm.conf",
+			  p->name, w->tier);
+		return;
+	}
+}
+
 void check_preemption(const struct check_site *s, struct check_findings *out)
 {
 	const struct policy_list *l;
@@ -180,6 +211,16 @@ void check_preemption(const struct check_site *s, struct check_findings *out)
 
 			if (p)
 				partition_preempted(s, out, p);
+		}
+		l = &s->policy->spare_partitions;
+		for (unsigned i = 0; i < l->n; i++) {
+			const struct check_partition *p =
+			    check_find_partition(&s->slurm, l->name[i]);
+
+			if (p) {
+				partition_preempted(s, out, p);
+				spares_first(s, out, p);
+			}
 		}
 		return;
 	case TYPE_QOS:

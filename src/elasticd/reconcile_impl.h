@@ -227,14 +227,15 @@ int rec_raise_world(struct reconcile *r, const struct group *g, const char *why,
 int rec_release_at(struct group *g, uint32_t job, int64_t at);
 int rec_send_releases(struct reconcile *r, struct group *g, int64_t now,
 		      struct action_list *out);
-/* reconcile_submit.c: ask for a unit of size nodes of kind, an
- * ACTION_SUBMIT in out within the bounds per user, group and pass (0; 1
- * when a bound makes it wait; -1 out of memory), and the unit a
- * submission made, seen before its answer (0 if none). */
+/* reconcile_submit.c: ask for a unit of size nodes of kind (a spare's:
+ * to SparePartitions, SpareQOS when set), an ACTION_SUBMIT in out within
+ * the bounds per user, group and pass (0; 1 when a bound makes it wait;
+ * -1 out of memory), and the unit a submission made, seen before its
+ * answer (0 if none). */
 int rec_submit_unit(struct reconcile *r, struct group *g,
 		    const struct elastic_policy *p, int64_t now,
 		    enum unit_kind kind, unsigned size, uint32_t limit,
-		    struct action_list *out);
+		    bool spare, struct action_list *out);
 uint32_t rec_submitted_unit(const struct group *g, const struct expect *e);
 
 int rec_step_running(struct reconcile *r, struct group *g,

@@ -352,7 +352,8 @@ static int run_submit_preemptible(struct run *x)
 		if (s->p_run >= 0 || s->p_pend >= 0)
 			continue;
 		rc = rec_submit_unit(r, x->g, x->p, x->now, UNIT_PREEMPTIBLE,
-				     s->size, x->time_limit, x->out);
+				     s->size, x->time_limit, i >= x->nladder,
+				     x->out);
 		if (rc < 0)
 			return -1;
 		if (rc)
@@ -406,7 +407,7 @@ static int run_submit_ondemand(struct run *x)
 					continue;
 				rc = rec_submit_unit(r, g, p, now,
 						     UNIT_ONDEMAND, s->size,
-						     x->time_limit, out);
+						     x->time_limit, false, out);
 				if (rc < 0)
 					return -1;
 				if (rc)

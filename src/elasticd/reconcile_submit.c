@@ -75,7 +75,7 @@ static int submit_bound(struct reconcile *r, struct group *g,
 int rec_submit_unit(struct reconcile *r, struct group *g,
 		    const struct elastic_policy *p, int64_t now,
 		    enum unit_kind kind, unsigned size, uint32_t limit,
-		    struct action_list *out)
+		    bool spare, struct action_list *out)
 {
 	const struct job_view *base = g->base;
 	const struct policy_list *parts = kind == UNIT_ONDEMAND
@@ -90,6 +90,11 @@ int rec_submit_unit(struct reconcile *r, struct group *g,
 
 	if (rc)
 		return rc;
+	/* A spare where Slurm takes it first, when the site says where. */
+	if (spare && p->spare_partitions.n)
+		parts = &p->spare_partitions;
+	if (spare && p->spare_qos[0])
+		qos = p->spare_qos;
 	e = rec_grow(g->expect, &g->capexpect, g->nexpect + 1, sizeof(*e));
 	if (!e)
 		return -1;

@@ -8,11 +8,11 @@ plan 11
 is "5 nodes, all idle" "$(sinfo -h -N -o '%N %t' | sort -u | tr '\n' ' ')" \
 	"n1 idle n2 idle n3 idle n4 idle n5 idle "
 is "partitions model a shared cluster" \
-	"$(sinfo -h -o '%R' | sort | tr '\n' ' ')" "base high ondemand preempt "
+	"$(sinfo -h -o '%R' | sort | tr '\n' ' ')" "base high ondemand preempt spare "
 # base, preempt and high share n[1-4]; n5 is on-demand capacity only, so a
 # full preemptible partition and free on-demand nodes can coexist.
 is "... base, preempt and high on n[1-4], ondemand on n5" \
-	"$(sinfo -h -o '%R=%N' | sort | tr '\n' ' ')" "base=n[1-4] high=n[1-4] ondemand=n5 preempt=n[1-4] "
+	"$(sinfo -h -o '%R=%N' | sort | tr '\n' ' ')" "base=n[1-4] high=n[1-4] ondemand=n5 preempt=n[1-4] spare=n[1-4] "
 
 nodes=$(timeout 60 srun -N4 -n4 --ntasks-per-node=1 printenv SLURMD_NODENAME 2>&1 | sort | tr '\n' ' ')
 is "a 4-node step runs one task on each of the base partition's four nodes" "$nodes" "n1 n2 n3 n4 "

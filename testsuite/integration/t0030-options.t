@@ -4,7 +4,7 @@
 . "$(dirname "$0")/lib.sh"
 require_cluster
 
-plan 64
+plan 67
 
 make_tmp tmp
 at_exit restore_policy
@@ -37,6 +37,7 @@ tag_has "--elastic-ondemand" --elastic-min=1 --elastic-ondemand=below-min -- ond
 tag_has "--elastic-signal" --elastic-min=1 --elastic-signal=SIGUSR2 -- signal=USR2
 tag_has "--elastic-checkpoint-dir (%-encoded in the tag)" --elastic-min=1 "--elastic-checkpoint-dir=/tmp/my ck/%j" -- "ckpt=/tmp/my%20ck/%25j"
 tag_has "--elastic-keep" --elastic-min=1 --elastic-keep=7 -- keep=7
+tag_has "--elastic-spares" --elastic-min=1 --elastic-max=4 --elastic-spares=2 -- max=4 spares=2
 printf '# per-size settings\ndefault BATCH=64 LR=0.1\n2 BATCH=32\n' >"$tmp/sizes.conf"
 tag_has "--elastic-size-config" --elastic-min=1 --elastic-max=2 --elastic-size-config="$tmp/sizes.conf" -- min=1 max=2
 tag_has "--elastic-resume-from (%-encoded in the tag)" --elastic-min=1 "--elastic-resume-from=/tmp/my ck@40" -- "resume=/tmp/my%20ck@40"
@@ -49,6 +50,8 @@ tag_has "defaults from elastic.conf fill the rest" --elastic-max=2 -- min=1 step
 
 # --- each option, bad: rejected in sbatch, naming the option ---------------
 rejected "heartbeat timeout too short" '^sbatch: error: elastic: --elastic-heartbeat-timeout=1: too short \(allowed: seconds, 2 to 3600, or 0 for none\)$' --elastic-heartbeat-timeout=1
+rejected "spares above MaxSpares" '^sbatch: error: elastic: --elastic-spares=3 is above this site.s limit of 2 \(MaxSpares in elastic.conf\)$' --elastic-min=1 --elastic-max=2 --elastic-spares=3
+rejected "spares counted in the node cap" '^sbatch: error: elastic: --elastic-spares=1: the spares. 1 nodes beside --elastic-max=8 make 9, above this site.s limit of 8 nodes \(MaxNodes in elastic.conf\)$' --elastic-min=1 --elastic-max=8 --elastic-spares=1
 rejected "step: not a number" '^sbatch: error: elastic: --elastic-step=x: not a whole number \(allowed: a node count from 1 to 65535\)$' --elastic-step=x
 rejected "an elastic job array" '^sbatch: error: elastic: --array: an elastic job cannot be a job array \(submit one elastic job per training\)$' --array=1-3 --elastic-min=1
 arr=$(sbatch --parsable -H --array=1-2 -N1 --wrap true 2>&1)

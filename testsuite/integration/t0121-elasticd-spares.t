@@ -4,6 +4,9 @@
 # fault timeout far longer than the test waits:
 #   1. the spare comes once the world's unit runs, is in no world, and
 #      elasticctl shows it;
+#   1b. every shared node busy, a 1-node high-priority job: Slurm takes
+#      the spare (SparePartitions=spare, a tier below the world's unit's
+#      partition), not the world's unit; the world stays as it was;
 #   2. the world's unit fails (cancelled, as Slurm ends a crashed node's
 #      unit; the crash itself is the fault tests' and the chaos run's):
 #      the spare takes its place in the same pass, at the same size (the
@@ -15,7 +18,7 @@
 . "$(dirname "$0")/elasticd.sh"
 ed_setup
 
-plan 21
+plan 29
 
 # world_unit, spare_unit: the group's unit in the world, and its spare.
 world_unit() { gq "$base" 'ids([m for m in members(in_world=True) if m.get("kind") != "base"])'; }
@@ -23,6 +26,7 @@ spare_unit() { gq "$base" 'ids([m for m in members(state="running") if m.get("sp
 # The fault timeout: far longer than any wait here.
 FAULT=120
 
+ed_write_conf SparePartitions=spare
 ok "elasticd starts" ed_start
 base=$(submit_group "$TEST_USER" --elastic-spares=1 --elastic-min=1 --elastic-max=2 \
 	--elastic-fault-timeout=$FAULT --elastic-scale-delay=1 --elastic-grace=2)
@@ -36,6 +40,33 @@ out=$(ctl "$TEST_USER" status "$base" 2>&1)
 printf '%s\n' "$out" | sed 's/^/# elasticctl: /'
 like "1: elasticctl shows it beside the world" "$out" "1 spare unit beside it"
 like "1: ... and marks it in its table" "$out" "$spare .*running .*spare"
+
+is "1: the spare is in the spares' partition, the world's unit in the preemptible one" \
+	"$(job_field "$spare" Partition) $(job_field "$(world_unit)" Partition)" "spare preempt"
+
+# --- 1b. a preemption takes the spare first -------------------------------------
+unit=$(world_unit)
+gen=$(gq "$base" 'g.get("generation")')
+free=$(sinfo -h -p high -t idle -N -o '%N' | sort -u | tr '\n' ' ')
+fillers=""
+for node in $free; do
+	fillers="$fillers $(sbatch --parsable -p high -N1 -w "$node" -J filler -D "$ED_TMP" -o /dev/null -t 30 --wrap 'exec sleep 1800')"
+done
+at_exit "scancel $fillers 2>/dev/null; true"
+fillers_run() { local j; for j in $fillers; do job_running "$j" || return 1; done; }
+ok "1b: the idle shared nodes ($free) are taken" wait_until 30 fillers_run
+spare_node=$(job_hosts "$spare")
+hjid=$(sbatch --parsable -p high -N1 -J preemptor -D "$ED_TMP" -o /dev/null -t 30 --wrap 'exec sleep 1800')
+at_exit "scancel $hjid 2>/dev/null; true"
+ok "1b: a 1-node job in the high partition runs" wait_until 60 job_running "$hjid"
+is "1b: ... on the spare's node ($spare_node), not the world unit's" "$(job_hosts "$hjid")" "$spare_node"
+isnt_running() { [ "$(job_field "$1" JobState)" != RUNNING ]; }
+ok "1b: Slurm took the spare $spare" isnt_running "$spare"
+is "1b: the world's unit $unit runs on" "$(job_field "$unit" JobState)" RUNNING
+is "1b: the world is as it was (generation $gen)" "$(gq "$base" 'g.get("generation")') $(world_unit)" "$gen $unit"
+scancel $fillers "$hjid"
+ok "1b: a new spare runs once the nodes are free" gwait 90 "$base" 'g.get("spares") == 1 and len(units()) == 2' || show_group "$base"
+spare=$(spare_unit)
 
 # --- 2. the world's unit fails ------------------------------------------------
 unit=$(world_unit)

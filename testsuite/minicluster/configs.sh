@@ -216,6 +216,7 @@ $site_lines
 $node_lines
 PartitionName=base Nodes=$MC_PART_BASE Default=YES PriorityTier=1 PreemptMode=OFF OverSubscribe=$MC_OVERSUBSCRIBE
 PartitionName=preempt Nodes=$MC_PART_PREEMPT PriorityTier=1 PreemptMode=REQUEUE GraceTime=10 OverSubscribe=$MC_OVERSUBSCRIBE
+PartitionName=spare Nodes=$MC_PART_PREEMPT PriorityTier=0 PreemptMode=REQUEUE GraceTime=10 OverSubscribe=$MC_OVERSUBSCRIBE
 PartitionName=ondemand Nodes=$MC_PART_ONDEMAND PriorityTier=1 PreemptMode=OFF OverSubscribe=$MC_OVERSUBSCRIBE
 PartitionName=high Nodes=$MC_PART_HIGH PriorityTier=10 PreemptMode=OFF OverSubscribe=$MC_OVERSUBSCRIBE
 EOF

@@ -208,6 +208,7 @@ void pass_on(struct sim *s, bool same_snapshot)
 			s->submits_od += a->unit.tag.kind == UNIT_ONDEMAND;
 			s->last_limit = a->unit.time_limit;
 			strcpy(s->last_partition, a->unit.partition);
+			strcpy(s->last_qos, a->unit.qos);
 			if (s->refuse) {
 				reconcile_submitted(s->r, a->group, a->token, 0,
 						    s->now);

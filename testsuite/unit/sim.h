@@ -68,6 +68,7 @@ struct sim {
 	size_t nraised;
 	uint32_t last_limit;
 	char last_partition[POLICY_NAME_MAX + 1];
+	char last_qos[POLICY_NAME_MAX + 1];
 };
 
 /* The job id (the test fails if there is none). */

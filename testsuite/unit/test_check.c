@@ -90,6 +90,44 @@ static void partition_missing(void **state)
 	}
 }
 
+/* SparePartitions: preemptible, and below every preemptible partition
+ * on their nodes, so that Slurm takes a spare before a world's unit. */
+static void spare_partitions(void **state)
+{
+	struct good_site *g = good_site("SparePartitions=spare\n");
+	struct check_partition parts[NPARTS + 1];
+	struct check_findings out;
+
+	(void)state;
+	memcpy(parts, g->parts, sizeof(g->parts));
+	parts[NPARTS] = parts[PART_PREEMPT];
+	parts[NPARTS].name = "spare";
+	parts[NPARTS].tier = 0;
+	g->s.slurm.parts = parts;
+	g->s.slurm.nparts = NPARTS + 1;
+	expect_none(&g->s);
+	parts[NPARTS].tier = 1;
+	expect_one(&g->s, CHECK_PREEMPTION, "PartitionName=spare",
+		   "SparePartitions: its PriorityTier 1 is not below "
+		   "PartitionName=preempt's 1",
+		   "give PartitionName=spare a PriorityTier below 1");
+	parts[NPARTS].tier = 0;
+	parts[NPARTS].mode = CHECK_MODE_OFF;
+	expect_one(&g->s, CHECK_PREEMPTION, "PartitionName=spare",
+		   "PreemptMode=OFF", NULL);
+	free(g);
+	/* Names Slurm does not know. */
+	g = good_site("SparePartitions=spot\nSpareQOS=scavenger\n");
+	run_checks(&g->s, &out);
+	assert_int_equal(out.n, 2);
+	assert_int_equal(out.f[0].area, CHECK_PARTITIONS);
+	assert_string_equal(out.f[0].subject, "SparePartitions=spot");
+	assert_int_equal(out.f[1].area, CHECK_PARTITIONS);
+	assert_string_equal(out.f[1].subject, "SpareQOS=scavenger");
+	check_findings_free(&out);
+	free(g);
+}
+
 static void partition_list_cut(void **state)
 {
 	static const int32_t none[] = { -1 };
@@ -438,6 +476,7 @@ int main(void)
 		cmocka_unit_test(no_preemption),
 		cmocka_unit_test(preempt_type_unknown),
 		cmocka_unit_test(partition_mode),
+		cmocka_unit_test(spare_partitions),
 		cmocka_unit_test(partition_no_preemptor),
 		cmocka_unit_test(qos_preemption),
 		cmocka_unit_test(grace_short),

@@ -151,6 +151,44 @@ static void spare_replaces_failed(void **state)
 	sim_free(s);
 }
 
+/* Spares where Slurm takes them first (SparePartitions, SpareQOS): the
+ * world's units in PreemptiblePartitions, every spare (the first, and
+ * the one asked for after a swap) in the spares' partition and QOS. */
+static void spares_where_taken_first(void **state)
+{
+	struct elastic_opts o;
+	struct sim *s;
+	uint32_t world[8];
+
+	(void)state;
+	opts_step(&o, 1, 2, 1);
+	o.spares = 1;
+	o.given |= 1u << ELASTIC_OPT_SPARES;
+	s = sim_start(&o);
+	s->pol.spare_partitions.n = 1;
+	strcpy(s->pol.spare_partitions.name[0], "spare");
+	strcpy(s->pol.spare_qos, "scavenger");
+	pass(s);
+	assert_int_equal(s->submits, 1);
+	assert_string_equal(s->last_partition, "preempt");
+	assert_string_equal(s->last_qos, "spot");
+	start_pending(s, ANY);
+	pass(s);
+	assert_int_equal(s->submits, 1);
+	assert_string_equal(s->last_partition, "spare");
+	assert_string_equal(s->last_qos, "scavenger");
+	start_pending(s, ANY);
+	pass(s);
+	assert_int_equal(status(s, world, 8).world_nodes, 2);
+	end_job(s, world[1], END_FAILED);
+	pass(s);
+	assert_int_equal(status(s, world, 8).world_nodes, 2);
+	assert_int_equal(s->submits, 1);
+	assert_string_equal(s->last_partition, "spare");
+	assert_string_equal(s->last_qos, "scavenger");
+	sim_free(s);
+}
+
 /* A preempted member: the same, at once. */
 static void spare_replaces_preempted(void **state)
 {
@@ -244,6 +282,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(spares_after_the_world),
 		cmocka_unit_test(spare_replaces_failed),
+		cmocka_unit_test(spares_where_taken_first),
 		cmocka_unit_test(spare_replaces_preempted),
 		cmocka_unit_test(no_spare_waits),
 		cmocka_unit_test(spares_within_the_cap),
