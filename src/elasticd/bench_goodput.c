@@ -10,11 +10,13 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "common/options.h"
 #include "common/parse.h"
 #include "goodsim.h"
 
@@ -22,7 +24,8 @@ static const char usage[] =
     "usage: bench_goodput (--trace FILE | --synthetic "
     "NODES:HOURS:MTBF_MIN:MTTR_MIN[:BURST_MIN:BURST_SIZE])\n"
     "         [--nodes N] [--ondemand N] [--groups G] [--min N] [--max N]\n"
-    "         [--step N] [--speed X] [--reclaim-ratio R] [--seed S]\n"
+    "         [--step N | --sizes S,S,...] [--spares N] [--spares-cold]\n"
+    "         [--speed X] [--reclaim-ratio R] [--seed S]\n"
     "         [--grace S] [--scale-delay S] [--fault-timeout S]\n"
     "         [--ondemand-fallback never|below-min|always] [--rate R]\n"
     "         [--rate-curve W:R,...]\n"
@@ -232,6 +235,9 @@ static const struct option longopts[] = {
 	{ "join", required_argument, NULL, 31 },
 	{ "rate-curve", required_argument, NULL, 32 },
 	{ "lost", required_argument, NULL, 33 },
+	{ "sizes", required_argument, NULL, 34 },
+	{ "spares", required_argument, NULL, 35 },
+	{ "spares-cold", no_argument, NULL, 36 },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -244,6 +250,10 @@ struct args {
 	bool nodes_given, od_given, max_given;
 	bool schedule;
 	double period;
+	/* --spares: slurm-elastic's policies again with them, beside */
+	struct goodsim_params sp;
+	unsigned spares;
+	bool spares_cold;
 };
 
 /* The long name of option c, for its messages. */
@@ -328,6 +338,16 @@ static int set_word(struct args *a, int c)
 	case 28:
 		a->schedule = true;
 		return 0;
+	case 34:
+		if (goodsim_set_sizes(&a->p, optarg, &err) < 0) {
+			fprintf(stderr, "bench_goodput: --%s\n", err.text);
+			return 2;
+		}
+		a->max_given = true;
+		return 0;
+	case 36:
+		a->spares_cold = true;
+		return 0;
 	}
 	return -1;
 }
@@ -380,6 +400,9 @@ static bool set_shape(struct args *a, int c, double d)
 		break;
 	case 24:
 		a->period = d;
+		break;
+	case 35:
+		a->spares = d > UINT_MAX ? UINT_MAX : (unsigned)d;
 		break;
 	default:
 		return false;
@@ -519,7 +542,10 @@ static int fit_params(struct args *a, const struct trace *t)
 		p->max = p->spot_nodes + p->min;
 	if (!a->od_given)
 		p->ondemand_nodes = p->groups * p->min;
-	if (goodsim_check(p, &err) < 0) {
+	a->sp = *p;
+	a->sp.spares = a->spares;
+	a->sp.spares_cold = a->spares_cold;
+	if (goodsim_check(p, &err) < 0 || goodsim_check(&a->sp, &err) < 0) {
 		fprintf(stderr, "bench_goodput: %s\n", err.text);
 		return 2;
 	}
@@ -544,8 +570,12 @@ static int print_schedule(const struct goodsim_params *p, const struct trace *t)
 /* What is run: the trace, the cluster, the groups, the client, the
  * costs. */
 static void print_setup(const char *name, const struct trace *t,
-			const struct goodsim_params *p)
+			const struct args *a)
 {
+	const struct goodsim_params *p = &a->p;
+	struct elastic_opts o = { .step = p->step, .nsizes = p->nsizes };
+
+	memcpy(o.sizes, p->sizes, sizeof(p->sizes));
 	printf("bench_goodput: %s: %zu events, %zu nodes (available %u..%u, "
 	       "mean %.1f), %.2f h\n",
 	       name, trace_event_count(t), trace_node_count(t),
@@ -559,10 +589,22 @@ static void print_setup(const char *name, const struct trace *t,
 	       p->ondemand_nodes, p->speed,
 	       (double)trace_duration_ms(t) / p->speed / 3.6e6,
 	       p->reclaim_ratio * 100, p->grace_s, p->seed);
-	printf("  %u group%s of min=%u max=%u step=%u, scale delay %u s, "
-	       "fault timeout %u s; ",
-	       p->groups, p->groups == 1 ? "" : "s", p->min, p->max, p->step,
-	       p->scale_delay_s, p->fault_timeout_s);
+	if (p->nsizes) {
+		printf("  %u group%s of sizes=", p->groups,
+		       p->groups == 1 ? "" : "s");
+		for (unsigned i = 0; i < p->nsizes; i++)
+			printf("%s%u", i ? "," : "", p->sizes[i]);
+	} else
+		printf("  %u group%s of min=%u max=%u step=%u", p->groups,
+		       p->groups == 1 ? "" : "s", p->min, p->max, p->step);
+	printf(", scale delay %u s, fault timeout %u s; ", p->scale_delay_s,
+	       p->fault_timeout_s);
+	if (a->spares)
+		printf("beside, slurm-elastic's two with %u %s spare unit%s a "
+		       "group of %u node%s (held, not training); ",
+		       a->spares, a->spares_cold ? "cold" : "hot",
+		       a->spares == 1 ? "" : "s", options_spare_nodes(&o),
+		       options_spare_nodes(&o) == 1 ? "" : "s");
 	if (p->ncurve)
 		printf("client as measured: %.0f samples/s at 1 node, %.0f at "
 		       "%u\n",
@@ -581,29 +623,54 @@ static void print_setup(const char *name, const struct trace *t,
 	       p->requeue_s, p->queue_wait_s, p->spot_price, p->ondemand_price);
 }
 
-/* Each policy asked for, its series in ser when plotting, and the oracle
- * (the table's reference) in any case: 0, or the exit status. */
+/* The name of policy k's row with spares. */
+static const char *row_name(const struct args *a, int k)
+{
+	static char name[64];
+
+	snprintf(name, sizeof(name), "%s+%u%s spare%s", goodsim_policy_name(k),
+		 a->spares, a->spares_cold ? " cold" : "",
+		 a->spares == 1 ? "" : "s");
+	return name;
+}
+
+/* Policy k on p, its series in ser (may be NULL): 0, or the exit status. */
+static int run_one(const struct goodsim_params *p, const struct trace *t, int k,
+		   const char *name, struct series *ser, double period,
+		   struct goodsim_result *r)
+{
+	elastic_error_t err;
+	double t0 = now_s();
+
+	if (goodsim_run(p, t, k, ser ? collect : NULL, ser, period, r, &err) <
+	    0) {
+		fprintf(stderr, "bench_goodput: %s: %s\n", name, err.text);
+		return 1;
+	}
+	printf("  %s: simulated in %.2f s (%" PRIu64 " reconcile passes)\n",
+	       name, now_s() - t0, r->passes);
+	return 0;
+}
+
+/* Each policy asked for, its series in ser when plotting, then
+ * slurm-elastic's with spares (spres), and the oracle (the table's
+ * reference) in any case: 0, or the exit status. */
 static int run_policies(const struct args *a, const struct trace *t,
 			double period, struct series *ser,
-			struct goodsim_result *res)
+			struct goodsim_result *res,
+			struct goodsim_result *spres)
 {
 	elastic_error_t err;
 
-	for (int k = 0; k < GOODSIM_NPOLICIES; k++) {
-		double t0 = now_s();
-
-		if (!a->run[k])
-			continue;
-		if (goodsim_run(&a->p, t, k, a->plot ? collect : NULL, &ser[k],
-				period, &res[k], &err) < 0) {
-			fprintf(stderr, "bench_goodput: %s: %s\n",
-				goodsim_policy_name(k), err.text);
+	for (int k = 0; k < GOODSIM_NPOLICIES; k++)
+		if (a->run[k] &&
+		    run_one(&a->p, t, k, goodsim_policy_name(k),
+			    a->plot ? &ser[k] : NULL, period, &res[k]))
 			return 1;
-		}
-		printf("  %s: simulated in %.2f s (%" PRIu64
-		       " reconcile passes)\n",
-		       goodsim_policy_name(k), now_s() - t0, res[k].passes);
-	}
+	for (int k = GOODSIM_ELASTIC; a->spares && k <= GOODSIM_INPLACE; k++)
+		if (a->run[k] &&
+		    run_one(&a->sp, t, k, row_name(a, k), NULL, 0, &spres[k]))
+			return 1;
 	if (!a->run[GOODSIM_ORACLE] &&
 	    goodsim_run(&a->p, t, GOODSIM_ORACLE, NULL, NULL, 0,
 			&res[GOODSIM_ORACLE], &err) < 0) {
@@ -613,38 +680,63 @@ static int run_policies(const struct args *a, const struct trace *t,
 	return 0;
 }
 
-/* The table: a row a policy run, and the target. */
-static void print_table(const struct args *a, const struct goodsim_result *res)
+/* A row of the table, its name w wide. */
+static void print_row(const char *name, int w, const struct goodsim_result *r,
+		      const struct goodsim_result *oracle)
+{
+	char ttt[32];
+
+	if (r->time_to_target_s < 0)
+		snprintf(ttt, sizeof(ttt), "never");
+	else
+		snprintf(ttt, sizeof(ttt), "%.0f", r->time_to_target_s);
+	printf("%-*s %12.1f %9.1f %12s %10.2f %10.2f %12.0f %10.2f %12.2f "
+	       "%8u\n",
+	       w, name, r->goodput,
+	       oracle->goodput > 0 ? 100 * r->goodput / oracle->goodput : 0,
+	       ttt, r->spot_node_s / 3600, r->ondemand_node_s / 3600,
+	       r->repeated, r->cost,
+	       r->samples > 0 ? r->cost / (r->samples / 1e6) : 0, r->resizes);
+}
+
+/* The table: a row a policy run (with spares after the same without),
+ * and the target; then what the spares held. */
+static void print_table(const struct args *a, const struct goodsim_result *res,
+			const struct goodsim_result *spres)
 {
 	const struct goodsim_params *p = &a->p;
+	int w = a->spares ? 24 : 16;
 
-	printf("\n%-16s %12s %9s %12s %10s %10s %12s %10s %12s %8s\n", "policy",
-	       "samples/s", "% oracle", "to target s", "spot n-h", "od n-h",
-	       "repeated", "cost $", "$/M samples", "resizes");
+	printf("\n%-*s %12s %9s %12s %10s %10s %12s %10s %12s %8s\n", w,
+	       "policy", "samples/s", "% oracle", "to target s", "spot n-h",
+	       "od n-h", "repeated", "cost $", "$/M samples", "resizes");
 	for (int k = 0; k < GOODSIM_NPOLICIES; k++) {
-		const struct goodsim_result *r = &res[k];
-		char ttt[32];
-
 		if (!a->run[k])
 			continue;
-		if (r->time_to_target_s < 0)
-			snprintf(ttt, sizeof(ttt), "never");
-		else
-			snprintf(ttt, sizeof(ttt), "%.0f", r->time_to_target_s);
-		printf("%-16s %12.1f %9.1f %12s %10.2f %10.2f %12.0f %10.2f "
-		       "%12.2f %8u\n",
-		       goodsim_policy_name(k), r->goodput,
-		       res[GOODSIM_ORACLE].goodput > 0
-			   ? 100 * r->goodput / res[GOODSIM_ORACLE].goodput
-			   : 0,
-		       ttt, r->spot_node_s / 3600, r->ondemand_node_s / 3600,
-		       r->repeated, r->cost,
-		       r->samples > 0 ? r->cost / (r->samples / 1e6) : 0,
-		       r->resizes);
+		print_row(goodsim_policy_name(k), w, &res[k],
+			  &res[GOODSIM_ORACLE]);
+		if (a->spares && k <= GOODSIM_INPLACE)
+			print_row(row_name(a, k), w, &spres[k],
+				  &res[GOODSIM_ORACLE]);
 	}
 	printf("(target: %.0f samples, half the oracle's unless --target)\n",
 	       p->target_samples ? p->target_samples
 				 : res[GOODSIM_ORACLE].samples / 2);
+	for (int k = GOODSIM_ELASTIC; a->spares && k <= GOODSIM_INPLACE; k++) {
+		const struct goodsim_result *r = &spres[k];
+
+		if (!a->run[k])
+			continue;
+		printf("%s: %.2f spare node-hours held, not training (of its "
+		       "spot n-h; $%.2f); %u swaps for %u crashes, %u "
+		       "preemptions; %+.3f%% goodput against no spares\n",
+		       row_name(a, k), r->spare_node_s / 3600,
+		       r->spare_node_s / 3600 * p->spot_price, r->swaps,
+		       r->crashes, r->preemptions,
+		       res[k].goodput > 0
+			   ? 100 * (r->goodput / res[k].goodput - 1)
+			   : 0);
+	}
 }
 
 /* The runs and their report: the exit status. */
@@ -652,7 +744,8 @@ static int simulate(const struct args *a, const struct trace *t,
 		    const char *name)
 {
 	struct series ser[GOODSIM_NPOLICIES] = { 0 };
-	struct goodsim_result res[GOODSIM_NPOLICIES];
+	struct goodsim_result res[GOODSIM_NPOLICIES],
+	    spres[GOODSIM_INPLACE + 1];
 	double period = a->period;
 	int rc;
 
@@ -661,10 +754,10 @@ static int simulate(const struct args *a, const struct trace *t,
 		    (double)trace_duration_ms(t) / a->p.speed / 1000 / 2000;
 	if (a->plot && period * 1000 < a->p.tick_ms)
 		period = a->p.tick_ms / 1000.0;
-	print_setup(name, t, &a->p);
-	rc = run_policies(a, t, period, ser, res);
+	print_setup(name, t, a);
+	rc = run_policies(a, t, period, ser, res, spres);
 	if (rc == 0) {
-		print_table(a, res);
+		print_table(a, res, spres);
 		if (a->plot)
 			write_plot(a->plot, name, ser, a->run);
 	}

@@ -88,6 +88,17 @@ int goodsim_check(const struct goodsim_params *p, elastic_error_t *err)
 	      "min/max/step: %u/%u/%u: need 1 <= min <= max <= %u, 1 <= step "
 	      "<= max",
 	      p->min, p->max, p->step, GROUP_MAX_SLOTS);
+	CHECK(p->nsizes <= GOODSIM_SIZES_MAX, "sizes: %u: more than %u",
+	      p->nsizes, GOODSIM_SIZES_MAX);
+	for (unsigned i = 0; i < p->nsizes; i++)
+		CHECK(p->sizes[i] >= 1 && (!i || p->sizes[i] > p->sizes[i - 1]),
+		      "sizes: %u: not increasing from 1", p->sizes[i]);
+	CHECK(!p->nsizes ||
+		  (p->min == p->sizes[0] && p->max == p->sizes[p->nsizes - 1]),
+	      "sizes: min/max %u/%u: not the first and last sizes", p->min,
+	      p->max);
+	CHECK(p->spares <= GOODSIM_SPARES_MAX, "spares: %u: more than %u",
+	      p->spares, GOODSIM_SPARES_MAX);
 	CHECK(p->grace_s <= 86400 && p->scale_delay_s <= 86400 &&
 		  p->fault_timeout_s <= 86400,
 	      "grace, scale delay, fault timeout: at most 86400 s");
@@ -198,6 +209,40 @@ int goodsim_set_curve(struct goodsim_params *p, const char *spec,
 	if (!last)
 		return elastic_errorf(err, "rate-curve: empty");
 	p->ncurve = last;
+	return 0;
+}
+
+int goodsim_set_sizes(struct goodsim_params *p, const char *spec,
+		      elastic_error_t *err)
+{
+	unsigned v[GOODSIM_SIZES_MAX], n = 0;
+	const char *c = spec;
+
+	while (*c) {
+		char *end;
+		unsigned long w;
+
+		errno = 0;
+		w = strtoul(c, &end, 10);
+		if (errno || end == c || !isdigit((unsigned char)*c) ||
+		    (*end && *end != ',') || w < 1 || w > GROUP_MAX_SLOTS ||
+		    (n && w <= v[n - 1]) || n == GOODSIM_SIZES_MAX)
+			return elastic_errorf(
+			    err,
+			    "sizes: '%.32s': not S,S,... with S 1..%u, "
+			    "increasing, at most %u",
+			    c, GROUP_MAX_SLOTS, GOODSIM_SIZES_MAX);
+		v[n++] = (unsigned)w;
+		c = *end ? end + 1 : end;
+		if (*end && !*c)
+			return elastic_errorf(err, "sizes: a ',' at the end");
+	}
+	if (!n)
+		return elastic_errorf(err, "sizes: empty");
+	memcpy(p->sizes, v, n * sizeof(*v));
+	p->nsizes = n;
+	p->min = v[0];
+	p->max = v[n - 1];
 	return 0;
 }
 
@@ -370,6 +415,8 @@ int goodsim_run(const struct goodsim_params *p, const struct trace *t,
 		s.res.spot_node_s += (double)s.held[0] * (double)tick / 1000;
 		s.res.ondemand_node_s +=
 		    (double)s.held[1] * (double)tick / 1000;
+		s.res.spare_node_s +=
+		    (double)s.spare_held * (double)tick / 1000;
 		if (s.res.time_to_target_s < 0 ||
 		    (period && now >= next_sample)) {
 			struct progress pr = progress_at(&s, now);

@@ -38,10 +38,21 @@
  *   change of the nodes it could hold (plain torchrun, managed jobs):
  *   the old job, told to end, holds its nodes stop_s; the new one's
  *   ranks are up restart_s - stop_s after it starts.
- * - GOODSIM_ORACLE: every available node trains, transitions are free,
- *   nothing is lost: the integral over time of the rate of A(t) nodes
- *   (spot and on-demand, up to the groups' max, spread evenly over the
- *   groups).
+ * - GOODSIM_ORACLE: the upper bound: every available node trains,
+ *   transitions are free, nothing is lost: the integral over time of the
+ *   rate of A(t) nodes (spot and on-demand, up to the groups' max, spread
+ *   evenly over the groups), whatever the groups' sizes (a world of any
+ *   size) and with no spares held.
+ *
+ * Spares (--elastic-spares, slurm-elastic's two policies only): elasticd
+ * keeps units beside the world once the world's own run; a member lost (a
+ * crash its launcher finds, a preemption) has a running spare of as many
+ * nodes take its place at once, at the same size, without the fault
+ * timeout.  Their nodes are held and paid for, and do not train.  On the
+ * restart path a swap is a relaunch at the same size; in place, hot spares
+ * (their ranks started ahead: warm start_s + join_s after their unit
+ * starts) cost the survivors inplace_s, cold ones (the node held, the
+ * ranks not started) join_s + inplace_s.
  *
  * A trace `remove` is, per reclaim_ratio, a reclaim (a higher-priority
  * job takes the node: its job is preempted with the grace, the node
@@ -69,13 +80,23 @@ const char *goodsim_policy_name(enum goodsim_policy p);
 #define GOODSIM_NODES_MAX  100000 /* spot plus on-demand */
 #define GOODSIM_GROUPS_MAX 10000
 #define GOODSIM_CURVE_MAX  1024 /* worlds a measured curve may name */
+#define GOODSIM_SIZES_MAX  64	/* --elastic-sizes' entries */
+#define GOODSIM_SPARES_MAX POLICY_SPARES_MAX /* a group's spares */
 
 struct goodsim_params {
 	unsigned spot_nodes;	 /* the trace is mapped onto these */
 	unsigned ondemand_nodes; /* always there: bases, fallback */
 	unsigned groups;
-	/* Each group's options (a step group). */
+	/* Each group's options: a step group; or with nsizes a sizes group
+	 * (--elastic-sizes: its worlds only those, increasing, min the first
+	 * and max the last; goodsim_set_sizes() fills them). */
 	unsigned min, max, step;
+	unsigned nsizes;
+	unsigned sizes[GOODSIM_SIZES_MAX];
+	/* --elastic-spares of each group (0: none); cold: their ranks not
+	 * started ahead (slurm-elastic's policies; the others hold none). */
+	unsigned spares;
+	bool spares_cold;
 	unsigned grace_s, scale_delay_s, fault_timeout_s;
 	enum elastic_ondemand ondemand;
 	double speed;	      /* trace time / simulated time */
@@ -126,6 +147,13 @@ void goodsim_defaults(struct goodsim_params *p);
  */
 int goodsim_set_curve(struct goodsim_params *p, const char *spec,
 		      elastic_error_t *err);
+/*
+ * The groups' sizes from "S,S,...": increasing, 1..GROUP_MAX_SLOTS, at
+ * most GOODSIM_SIZES_MAX; min and max set to the first and the last.  0,
+ * or -1 with err naming the first bad entry (p's sizes untouched).
+ */
+int goodsim_set_sizes(struct goodsim_params *p, const char *spec,
+		      elastic_error_t *err);
 /* Samples a second of a world of w nodes: the curve, or rate * w. */
 double goodsim_world_rate(const struct goodsim_params *p, unsigned w);
 /* 0, or -1 with err naming the first parameter out of range. */
@@ -143,6 +171,10 @@ struct goodsim_result {
 	unsigned resizes;		     /* world changes, all groups */
 	unsigned preemptions, crashes;	     /* that hit the jobs */
 	uint64_t passes;		     /* reconcile passes made */
+	/* The spares' node-seconds (of spot_node_s: held, not training),
+	 * and the members lost that a spare replaced. */
+	double spare_node_s;
+	unsigned swaps;
 };
 
 /* Samples of the run every period (for the plot): time, available

@@ -4,10 +4,10 @@
 /*
  * What goodsim.c (the parameters, a run's loop, the oracle, the fault
  * schedule, synthetic traces), goodsim_slurm.c (the model of Slurm: nodes,
- * jobs, the queue, faults and Slurm's timers) and goodsim_policy.c (the
- * groups' training and the policies that drive it) share: the simulated
- * cluster's records and the calls from one part to another.  Private to
- * libgoodsim.
+ * jobs, the queue, faults and Slurm's timers), goodsim_policy.c (the
+ * groups' training and the policies that drive it) and goodsim_spares.c
+ * (the spares elasticd keeps) share: the simulated cluster's records and
+ * the calls from one part to another.  Private to libgoodsim.
  */
 #include <math.h>
 #include <stdbool.h>
@@ -40,6 +40,7 @@ struct gjob {
 	enum job_phase phase;
 	enum job_end end;
 	bool preempted, steps_gone, in_world, crashed;
+	bool spare;    /* a unit elasticd keeps as a spare, running */
 	bool launched; /* NATIVE, RESTART: its ranks' start accounted */
 	bool timed;    /* in sim.timed */
 	unsigned kind; /* a unit's */
@@ -106,7 +107,8 @@ struct sim {
 	bool sched_dirty;
 	int32_t *timed; /* jobs crashed or preempted, not yet ended */
 	size_t ntimed;
-	size_t held[2]; /* nodes held by jobs: spot, on-demand */
+	size_t held[2];	   /* nodes held by jobs: spot, on-demand */
+	size_t spare_held; /* of those, by the spares */
 	struct ggroup *group;
 	struct elastic_opts opts;
 	struct elastic_policy pol;
@@ -172,5 +174,20 @@ void gs_wake(struct sim *s, struct ggroup *g);
 void gs_own_world(struct sim *s, struct gjob *j);
 /* Each group's policy at this tick: 0, or -1 with s->err set. */
 int gs_policy_step(struct sim *s);
+
+/* goodsim_spares.c.  The spares elasticd keeps (--elastic-spares): after
+ * a pass of g (snap its snapshot), which of its units they are, read from
+ * elasticd's view as the launcher reads them: 0, or -1 with s->err set. */
+int gs_spares_note(struct sim *s, struct ggroup *g,
+		   const struct snapshot *snap);
+/* j a spare or not, its nodes counted as the spares' or not. */
+void gs_spare_set(struct sim *s, struct gjob *j, bool spare);
+/* A running spare of g of as many nodes as lost, to take its place; NULL
+ * when there is none. */
+struct gjob *gs_spare_for(struct sim *s, struct ggroup *g,
+			  const struct gjob *lost);
+/* When the ranks of spare j can be in a world: hot, once started ahead
+ * (start_s + join_s after its unit started); cold, join_s from now. */
+int64_t gs_spare_ready_ms(const struct sim *s, const struct gjob *j);
 
 #endif

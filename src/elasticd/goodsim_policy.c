@@ -288,12 +288,65 @@ static void inplace_world(struct sim *s, struct gtrain *tr, unsigned w)
 	tr->wait_ms = at;
 }
 
+/*
+ * In place, a spare in a lost member's place, the world at its size: the
+ * survivors re-form with the spare's ranks (inplace_s) once those are
+ * ready (ready_ms: warm ones at once, cold ones after join_s).
+ */
+static void inplace_swap(struct sim *s, struct gtrain *tr, int64_t ready_ms)
+{
+	int64_t at =
+	    (ready_ms > s->now ? ready_ms : s->now) + ms_of(s->p->inplace_s);
+
+	s->res.resizes++;
+	gs_train_to(s, tr, s->now);
+	if (tr->state == T_WAIT && tr->wait_ms > at)
+		at = tr->wait_ms;
+	tr->next = 0;
+	tr->state = T_WAIT;
+	tr->wait_ms = at;
+}
+
+/* The members of elasticd's new world (ids world[0..n)) noted; of those
+ * new to it, when the latest spare among them is ready (0: no spare
+ * joins) and whether any other unit joins. */
+static int64_t note_world(struct sim *s, struct ggroup *g,
+			  const uint32_t *world, size_t n, bool *others)
+{
+	int64_t ready = 0;
+
+	*others = false;
+	for (size_t i = 0; i < n; i++) {
+		struct gjob *j = group_job(s, g, world[i]);
+
+		if (!j || j->in_world)
+			continue;
+		if (j->spare) {
+			int64_t r = gs_spare_ready_ms(s, j);
+
+			ready = r > ready ? r : ready;
+			s->res.swaps++;
+		} else
+			*others = true;
+	}
+	for (size_t i = 0; i < g->njobs; i++)
+		s->job[g->jobs[i]].in_world = false;
+	for (size_t i = 0; i < n; i++) {
+		struct gjob *j = group_job(s, g, world[i]);
+
+		if (j)
+			j->in_world = true;
+	}
+	return ready;
+}
+
 /* After a pass: a new generation is a new world for the ranks. */
 static int follow_world(struct sim *s, struct ggroup *g)
 {
 	struct reconcile_group_status st;
 	uint32_t world[GROUP_MAX_SLOTS + 1];
-	bool training;
+	bool training, others;
+	int64_t spare;
 
 	if (reconcile_group_status(g->r, g->id, &st, world,
 				   GROUP_MAX_SLOTS + 1) < 0 ||
@@ -306,16 +359,16 @@ static int follow_world(struct sim *s, struct ggroup *g)
 			": %u nodes\n",
 			(double)s->now / 1000, g->id, st.generation,
 			st.world_nodes);
-	for (size_t i = 0; i < g->njobs; i++)
-		s->job[g->jobs[i]].in_world = false;
-	for (size_t i = 0; i < st.nworld && i <= GROUP_MAX_SLOTS; i++) {
-		struct gjob *j = group_job(s, g, world[i]);
-
-		if (j)
-			j->in_world = true;
-	}
+	spare = note_world(
+	    s, g, world,
+	    st.nworld < GROUP_MAX_SLOTS + 1 ? st.nworld : GROUP_MAX_SLOTS + 1,
+	    &others);
 	if (s->policy == GOODSIM_INPLACE && g->tr.world) {
-		inplace_world(s, &g->tr, st.world_nodes);
+		/* spares alone in lost members' places: a swap */
+		if (spare && !others && st.world_nodes == g->tr.world)
+			inplace_swap(s, &g->tr, spare);
+		else
+			inplace_world(s, &g->tr, st.world_nodes);
 		return 0;
 	}
 	/* Before the old ranks are down the relaunch has not picked its
@@ -360,9 +413,12 @@ static int elastic_pass(struct sim *s, struct ggroup *g)
 		rc = -1;
 	for (size_t i = 0; rc == 0 && i < s->actions.n; i++)
 		rc = apply(s, g, &s->actions.a[i]);
-	snapshot_destroy(snap);
 	if (rc == 0)
 		rc = follow_world(s, g);
+	/* after the world: a spare it took in joined as a spare */
+	if (rc == 0)
+		rc = gs_spares_note(s, g, snap);
+	snapshot_destroy(snap);
 	g->next_pass_ms = s->now + IDLE_PASS_MS;
 	return rc;
 }
@@ -400,6 +456,10 @@ static unsigned restart_size(const struct sim *s, const struct ggroup *g)
 
 	if (n > s->p->max)
 		n = s->p->max;
+	/* a sizes group: the largest of its sizes that fits */
+	while (s->p->nsizes && n >= s->p->min &&
+	       !options_size_allowed(&s->opts, (unsigned)n))
+		n--;
 	return n >= s->p->min ? (unsigned)n : 0;
 }
 
@@ -483,15 +543,29 @@ void gs_ranks_crash(struct sim *s, const struct gjob *j)
 		train_crash(s, tr, s->now);
 }
 
-/* In place, a unit's crash found by the launcher: the survivors re-form
+/* In place, a unit's crash found by the launcher: a spare of as many
+ * nodes takes its place (elastic-run's swap), else the survivors re-form
  * at once without it, when min or more are left (elastic-run's world of
  * its own); elasticd's next world follows. */
 void gs_own_world(struct sim *s, struct gjob *j)
 {
-	struct gtrain *tr = &s->group[j->group].tr;
+	struct ggroup *g = &s->group[j->group];
+	struct gtrain *tr = &g->tr;
+	struct gjob *sp;
 
 	if (s->policy != GOODSIM_INPLACE || j->role == ROLE_BASE ||
-	    !j->in_world || tr->world <= j->nnodes ||
+	    !j->in_world)
+		return;
+	sp = tr->world ? gs_spare_for(s, g, j) : NULL;
+	if (sp) {
+		j->in_world = false;
+		sp->in_world = true;
+		s->res.swaps++;
+		inplace_swap(s, tr, gs_spare_ready_ms(s, sp));
+		gs_spare_set(s, sp, false);
+		return;
+	}
+	if (tr->world <= j->nnodes ||
 	    !options_size_allowed(&s->opts, tr->world - j->nnodes))
 		return;
 	j->in_world = false;
@@ -524,10 +598,12 @@ int gs_policy_step(struct sim *s)
 static void elastic_config(struct sim *s)
 {
 	const struct goodsim_params *p = s->p;
+	unsigned held;
+
+	_Static_assert(GOODSIM_SIZES_MAX <= ELASTIC_MAX_SIZES,
+		       "a sizes group's sizes fit its options");
 
 	policy_defaults(&s->pol);
-	if (s->pol.max_nodes < p->max)
-		s->pol.max_nodes = p->max;
 	s->pol.preemptible_partitions.n = 1;
 	strcpy(s->pol.preemptible_partitions.name[0], "spot");
 	s->pol.ondemand_partitions.n = 1;
@@ -535,15 +611,24 @@ static void elastic_config(struct sim *s)
 	s->pol.ondemand_allowed = p->ondemand != ELASTIC_ONDEMAND_NEVER;
 	s->opts.min = p->min;
 	s->opts.max = p->max;
-	s->opts.step = p->step;
+	s->opts.step = p->nsizes ? 0 : p->step;
+	s->opts.nsizes = p->nsizes;
+	memcpy(s->opts.sizes, p->sizes, p->nsizes * sizeof(*p->sizes));
+	s->opts.spares = elastic(s) ? p->spares : 0;
 	s->opts.grace = p->grace_s;
 	s->opts.scale_delay = p->scale_delay_s;
 	s->opts.fault_timeout = p->fault_timeout_s;
 	s->opts.ondemand = p->ondemand;
 	s->opts.signal = SIGURG;
 	s->opts.keep = 3;
-	s->opts.given = (1u << ELASTIC_OPT_MIN) | (1u << ELASTIC_OPT_MAX) |
-			(1u << ELASTIC_OPT_STEP);
+	s->opts.given =
+	    (1u << ELASTIC_OPT_MIN) | (1u << ELASTIC_OPT_MAX) |
+	    (1u << (p->nsizes ? ELASTIC_OPT_SIZES : ELASTIC_OPT_STEP)) |
+	    (s->opts.spares ? 1u << ELASTIC_OPT_SPARES : 0);
+	/* The spares' nodes count in the cap, beside max: room for them. */
+	held = p->max + s->opts.spares * options_spare_nodes(&s->opts);
+	if (s->pol.max_nodes < held)
+		s->pol.max_nodes = held;
 }
 
 int gs_groups_init(struct sim *s)

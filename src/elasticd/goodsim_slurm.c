@@ -90,6 +90,8 @@ int32_t gs_job_new(struct sim *s, uint32_t group, enum job_role role,
  * back (reclaimed, crashed) gone with it. */
 static void job_release(struct sim *s, struct gjob *j)
 {
+	if (j->spare)
+		gs_spare_set(s, j, false);
 	for (uint32_t i = 0; i < j->nnodes && j->nodes; i++) {
 		uint32_t n = j->nodes[i];
 

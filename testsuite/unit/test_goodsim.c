@@ -1,7 +1,7 @@
 /* Unit tests of the goodput simulator (goodsim.c): the oracle's
- * arithmetic, each policy on small traces whose outcome is known, the
- * parameters' checks, the synthetic traces, and the scheduled passes
- * against a pass at every tick on the real trace. */
+ * arithmetic, each policy on small traces whose outcome is known, spares
+ * and sizes groups, the parameters' checks, the synthetic traces, and the
+ * scheduled passes against a pass at every tick on the real trace. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -410,6 +410,253 @@ static void test_inplace(void **state)
 	assert_int_equal(goodsim_check(&p, &err), -1);
 }
 
+/* A run's points, every 10 s (the first 1024). */
+struct series {
+	struct goodsim_point pts[1024];
+	size_t n;
+};
+
+static void collect(void *arg, const struct goodsim_point *pt)
+{
+	struct series *ser = arg;
+
+	if (ser->n < sizeof(ser->pts) / sizeof(*ser->pts))
+		ser->pts[ser->n++] = *pt;
+}
+
+static struct goodsim_result run_series(const struct goodsim_params *p,
+					const char *text,
+					enum goodsim_policy pol,
+					struct series *ser)
+{
+	struct trace *t = parse(text);
+	struct goodsim_result r;
+	elastic_error_t err;
+
+	ser->n = 0;
+	if (goodsim_run(p, t, pol, collect, ser, 10, &r, &err) < 0)
+		fail_msg("%s: %s", goodsim_policy_name(pol), err.text);
+	trace_destroy(t);
+	return r;
+}
+
+/* Every point from..to trains on n nodes. */
+static void trains(const struct series *ser, double from, double to, double n,
+		   const char *what)
+{
+	for (size_t i = 0; i < ser->n; i++)
+		if (ser->pts[i].t >= from && ser->pts[i].t <= to &&
+		    ser->pts[i].training != n)
+			fail_msg("%s: %.0f nodes training at %.0f s, not %.0f",
+				 what, ser->pts[i].training, ser->pts[i].t, n);
+}
+
+/* A group at its max (5: the base's 2 and 3 units) with a spare on the
+ * fourth spot node; node d, in the world, crashes half-way for good.
+ * Checkpoints without a pause: the worlds' sizes are seen at any time. */
+static void spare_params(struct goodsim_params *p, unsigned spares)
+{
+	params(p);
+	p->ckpt_s = 0;
+	p->max = 5;
+	p->spares = spares;
+	p->reclaim_ratio = 0;
+	p->inplace_s = 1;
+	p->join_s = 30;
+}
+
+/* In place, the launcher swaps the spare in at once: the world stays at
+ * 5; without one it goes on at 4 while a replacement joins (join_s). */
+static void test_spares_crash(void **state)
+{
+	struct goodsim_params p;
+	struct goodsim_result with, without;
+	struct series *ser = malloc(sizeof(*ser));
+
+	(void)state;
+	assert_non_null(ser);
+	spare_params(&p, 1);
+	with = run_series(&p, half, GOODSIM_INPLACE, ser);
+	assert_int_equal(with.crashes, 1);
+	assert_int_equal(with.swaps, 1);
+	assert_float_equal(with.repeated, 0, 0);
+	/* seen after lost_s (at the tick, 1807 s), re-formed 1 s later */
+	trains(ser, 1810, 3590, 5, "in place, a spare");
+	spare_params(&p, 0);
+	without = run_series(&p, half, GOODSIM_INPLACE, ser);
+	assert_int_equal(without.swaps, 0);
+	trains(ser, 1810, 1830, 4, "in place, no spare");
+	trains(ser, 1850, 3590, 5, "in place, no spare");
+	/* 31 s of a node fewer and a pause of 4 nodes: about 350 */
+	if (fabs(with.samples - without.samples - 350) > 40)
+		fail_msg("a spare: %.0f more samples, not about 350",
+			 with.samples - without.samples);
+	/* the restart path: the spare relaunched in the lost unit's place
+	 * at once, whatever the fault timeout */
+	spare_params(&p, 1);
+	with = run_series(&p, half, GOODSIM_ELASTIC, ser);
+	assert_int_equal(with.swaps, 1);
+	assert_true(with.repeated > 0);
+	trains(ser, 1830, 3590, 5, "restart path, a spare");
+	p.fault_timeout_s = 600;
+	without = run_series(&p, half, GOODSIM_ELASTIC, ser);
+	assert_float_equal(with.samples, without.samples, 1e-6);
+	free(ser);
+}
+
+/* The spare's node is held and paid for, and does not train: the same
+ * samples as without it on a steady trace, a node-hour more held. */
+static void test_spares_held(void **state)
+{
+	struct goodsim_params p;
+	struct goodsim_result with, without, o1, o0;
+	struct series *ser = malloc(sizeof(*ser));
+
+	(void)state;
+	assert_non_null(ser);
+	for (int k = GOODSIM_ELASTIC; k <= GOODSIM_INPLACE; k++) {
+		spare_params(&p, 1);
+		with = run_series(&p, steady, k, ser);
+		trains(ser, 60, 3590, 5, goodsim_policy_name(k));
+		spare_params(&p, 0);
+		without = run(&p, steady, k);
+		assert_float_equal(with.samples, without.samples, 1e-6);
+		/* the spare from soon after the world's units ran */
+		if (with.spare_node_s < 3590 || with.spare_node_s > 3600)
+			fail_msg("%s: %.0f spare node-seconds, not 3590..3600",
+				 goodsim_policy_name(k), with.spare_node_s);
+		assert_float_equal(without.spare_node_s, 0, 0);
+		/* held from its start, named a spare at the pass after */
+		assert_float_equal(with.spot_node_s - without.spot_node_s,
+				   with.spare_node_s, 1);
+		assert_float_equal(with.cost - without.cost,
+				   with.spot_node_s / 3600 * p.spot_price -
+				       without.spot_node_s / 3600 *
+					   p.spot_price,
+				   1e-6);
+		assert_true(with.cost - without.cost >=
+			    3590 / 3600.0 * p.spot_price);
+		assert_int_equal(with.swaps, 0);
+	}
+	/* the oracle holds none */
+	spare_params(&p, 1);
+	o1 = run(&p, steady, GOODSIM_ORACLE);
+	spare_params(&p, 0);
+	o0 = run(&p, steady, GOODSIM_ORACLE);
+	assert_float_equal(o1.samples, o0.samples, 0);
+	assert_float_equal(o1.spare_node_s, 0, 0);
+	free(ser);
+}
+
+/* Hot spares' ranks were started ahead; cold ones start at the swap:
+ * join_s of the whole world (5 nodes) more, in place only. */
+static void test_spares_cold(void **state)
+{
+	struct goodsim_params p;
+	struct goodsim_result hot, cold;
+
+	(void)state;
+	spare_params(&p, 1);
+	p.join_s = 6;
+	hot = run(&p, half, GOODSIM_INPLACE);
+	p.spares_cold = true;
+	cold = run(&p, half, GOODSIM_INPLACE);
+	assert_int_equal(cold.swaps, 1);
+	assert_float_equal(hot.samples - cold.samples, 5 * 10 * 6, 1e-6);
+	assert_float_equal(hot.spare_node_s, cold.spare_node_s, 1e-6);
+	/* the restart path starts the spare's ranks with the others */
+	p.spares_cold = false;
+	hot = run(&p, half, GOODSIM_ELASTIC);
+	p.spares_cold = true;
+	cold = run(&p, half, GOODSIM_ELASTIC);
+	assert_float_equal(hot.samples, cold.samples, 1e-6);
+}
+
+/* Training is only ever at one of sizes (0..n). */
+static void only_sizes(const struct series *ser, const unsigned *sizes,
+		       size_t n, const char *what)
+{
+	for (size_t i = 0; i < ser->n; i++) {
+		bool ok = ser->pts[i].training == 0;
+
+		for (size_t k = 0; k < n; k++)
+			ok |= ser->pts[i].training == sizes[k];
+		if (!ok)
+			fail_msg("%s: %.0f nodes training at %.0f s", what,
+				 ser->pts[i].training, ser->pts[i].t);
+	}
+}
+
+/* A sizes group: its worlds only the sizes listed (5 nodes there after
+ * d goes: 3 of them train, or 2); spares of its last increment. */
+static void test_sizes(void **state)
+{
+	static const unsigned sizes[] = { 2, 3, 6 }, even[] = { 2, 4, 6 };
+	static const char six[] = "0,add,a\n0,add,b\n0,add,c\n0,add,d\n"
+				  "0,add,e\n0,add,f\n1800000,remove,f\n"
+				  "3600000,remove,e\n";
+	static const char *const bad[] = { "",	"0",   "3,2",  "2,2", "2,",
+					   "x", "2;3", "2,,3", "4000" };
+	static const int pols[] = { GOODSIM_ELASTIC, GOODSIM_INPLACE,
+				    GOODSIM_RESTART };
+	struct goodsim_params p;
+	struct goodsim_result r;
+	struct series *ser = malloc(sizeof(*ser));
+	elastic_error_t err;
+
+	(void)state;
+	assert_non_null(ser);
+	for (size_t i = 0; i < sizeof(pols) / sizeof(*pols); i++) {
+		const char *name = goodsim_policy_name(pols[i]);
+
+		params(&p);
+		p.ckpt_s = 0;
+		assert_int_equal(goodsim_set_sizes(&p, "2,3,6", &err), 0);
+		run_series(&p, half, pols[i], ser);
+		only_sizes(ser, sizes, 3, name);
+		trains(ser, 100, 1790, 6, name);
+		for (size_t k = 0; k < ser->n; k++)
+			if (ser->pts[k].t > 1900 && ser->pts[k].t < 3590 &&
+			    ser->pts[k].training != 2 &&
+			    ser->pts[k].training != 3)
+				fail_msg("%s: %.0f training at %.0f s", name,
+					 ser->pts[k].training, ser->pts[k].t);
+	}
+	/* 2-node units and a 2-node spare: f's unit crashes, the spare
+	 * takes its place, the world stays at 6 */
+	params(&p);
+	p.ckpt_s = 0;
+	p.spot_nodes = 6;
+	p.reclaim_ratio = 0;
+	p.spares = 1;
+	assert_int_equal(goodsim_set_sizes(&p, "2,4,6", &err), 0);
+	r = run_series(&p, six, GOODSIM_INPLACE, ser);
+	only_sizes(ser, even, 3, "in place, sizes, a spare");
+	trains(ser, 1820, 3590, 6, "in place, sizes, a spare");
+	assert_int_equal(r.swaps, 1);
+	assert_float_equal(r.spare_node_s, 2 * 1800, 20);
+	/* the parse, and the checks of what it sets */
+	params(&p);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		if (goodsim_set_sizes(&p, bad[i], &err) != -1)
+			fail_msg("'%s' taken", bad[i]);
+		assert_non_null(strstr(err.text, "sizes"));
+		assert_int_equal(p.nsizes, 0);
+	}
+	assert_int_equal(goodsim_set_sizes(&p, "2,4,6", &err), 0);
+	assert_int_equal(p.min, 2);
+	assert_int_equal(p.max, 6);
+	assert_int_equal(goodsim_check(&p, &err), 0);
+	p.max = 5;
+	assert_int_equal(goodsim_check(&p, &err), -1);
+	assert_non_null(strstr(err.text, "sizes"));
+	params(&p);
+	p.spares = 65;
+	assert_int_equal(goodsim_check(&p, &err), -1);
+	assert_non_null(strstr(err.text, "spares"));
+	free(ser);
+}
+
 static void test_check(void **state)
 {
 	struct goodsim_params p;
@@ -515,6 +762,10 @@ int main(void)
 		cmocka_unit_test(test_inplace),
 		cmocka_unit_test(test_curve),
 		cmocka_unit_test(test_restart_stop),
+		cmocka_unit_test(test_spares_crash),
+		cmocka_unit_test(test_spares_held),
+		cmocka_unit_test(test_spares_cold),
+		cmocka_unit_test(test_sizes),
 		cmocka_unit_test(test_check),
 		cmocka_unit_test(test_synthetic),
 		cmocka_unit_test(test_passes),
