@@ -33,7 +33,7 @@ static const char usage[] =
     "         [--resize S] [--inplace S] [--join S] [--start S]\n"
     "         [--detect S] [--lost S] [--requeue S]"
     " [--queue-wait S] [--tick MS] [--exact-passes]\n"
-    "         [--schedule]"
+    "         [--unit-queue-wait S] [--schedule]"
     " [--target SAMPLES] [--spot-price P] [--ondemand-price P]\n"
     "         [--policies LIST] [--plot PREFIX] [--period S]\n";
 
@@ -238,6 +238,7 @@ static const struct option longopts[] = {
 	{ "sizes", required_argument, NULL, 34 },
 	{ "spares", required_argument, NULL, 35 },
 	{ "spares-cold", no_argument, NULL, 36 },
+	{ "unit-queue-wait", required_argument, NULL, 37 },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -462,6 +463,9 @@ static void set_cost(struct goodsim_params *p, int c, double d)
 	case 26:
 		p->queue_wait_s = d;
 		break;
+	case 37:
+		p->unit_queue_wait_s = d;
+		break;
 	}
 }
 
@@ -616,11 +620,12 @@ static void print_setup(const char *name, const struct trace *t,
 	       "world picked after %.1f s), our "
 	       "resize %.1f s, in place %.1f s (joiners ready %.1f s), job "
 	       "start %.1f s, crash seen %.0f s (by our launchers %.1f s), "
-	       "requeue %.0f s, queue wait %.0f s; prices $%.2f spot, $%.2f "
-	       "on-demand per node-hour\n",
+	       "requeue %.0f s, queue wait %.0f s (our units %.0f s); prices "
+	       "$%.2f spot, $%.2f on-demand per node-hour\n",
 	       p->ckpt_s, p->ckpt_every_s, p->restart_s, p->stop_s, p->resize_s,
 	       p->inplace_s, p->join_s, p->start_s, p->detect_s, p->lost_s,
-	       p->requeue_s, p->queue_wait_s, p->spot_price, p->ondemand_price);
+	       p->requeue_s, p->queue_wait_s, p->unit_queue_wait_s,
+	       p->spot_price, p->ondemand_price);
 }
 
 /* The name of policy k's row with spares. */

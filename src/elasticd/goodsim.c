@@ -127,7 +127,9 @@ int goodsim_check(const struct goodsim_params *p, elastic_error_t *err)
 		  p->resize_s <= 86400 && p->start_s <= 86400 &&
 		  p->detect_s <= 86400 && p->requeue_s <= 86400 &&
 		  finite_nonneg(p->lost_s) && p->lost_s <= 86400 &&
-		  finite_nonneg(p->queue_wait_s) && p->queue_wait_s <= 86400,
+		  finite_nonneg(p->queue_wait_s) && p->queue_wait_s <= 86400 &&
+		  finite_nonneg(p->unit_queue_wait_s) &&
+		  p->unit_queue_wait_s <= 86400,
 	      "costs: each 0..86400 s");
 	CHECK(isfinite(p->ckpt_every_s) && p->ckpt_every_s >= 1 &&
 		  p->ckpt_every_s <= 86400 * 7,

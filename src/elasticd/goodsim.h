@@ -52,7 +52,9 @@
  * restart path a swap is a relaunch at the same size; in place, hot spares
  * (their ranks started ahead: warm start_s + join_s after their unit
  * starts) cost the survivors inplace_s, cold ones (the node held, the
- * ranks not started) join_s + inplace_s.
+ * ranks not started) join_s + inplace_s.  On a shared cluster this is what
+ * spares are for: a replacement unit waits in the queue
+ * (unit_queue_wait_s) while the world runs short, a spare is running.
  *
  * A trace `remove` is, per reclaim_ratio, a reclaim (a higher-priority
  * job takes the node: its job is preempted with the grace, the node
@@ -134,6 +136,14 @@ struct goodsim_params {
 	/* A job submitted again (restart-at-size, a requeue) waits this in
 	 * the queue before it may start: 0 on a cluster of its own. */
 	double queue_wait_s;
+	/* A unit elasticd submits (a world's, a replacement, a spare, the
+	 * next spare after a swap) waits this behind the cluster's other
+	 * work before it may start; 0 on a cluster of its own.  Apart from
+	 * queue_wait_s: a unit is a few nodes, which backfill can start in
+	 * a gap, where a whole job needs all its nodes free at once, so on
+	 * a busy cluster the two waits differ (give both for the same
+	 * queue).  The base, submitted with the job, does not wait. */
+	double unit_queue_wait_s;
 	double target_samples; /* time-to figure; 0: half the oracle's */
 	/* Prices, per node-hour. */
 	double spot_price, ondemand_price;

@@ -147,7 +147,8 @@ int gs_cluster_init(struct sim *s);
 void gs_cluster_free(struct sim *s);
 /* Append x to the growing array *v of *n (room for *cap): 0 or -1. */
 int gs_push_index(int32_t **v, size_t *n, size_t *cap, int32_t x);
-/* A job submitted now, pending; its index, or -1 when out of memory. */
+/* A job submitted now, pending (a unit: eligible unit_queue_wait_s
+ * later); its index, or -1 when out of memory. */
 int32_t gs_job_new(struct sim *s, uint32_t group, enum job_role role,
 		   enum pool pool, uint32_t nnodes);
 void gs_job_end(struct sim *s, struct gjob *j, enum job_end end);

@@ -1,6 +1,7 @@
 /*
  * The goodput simulator's model of Slurm (goodsim_impl.h): the nodes and
- * their free lists per pool, the jobs, the queue and its scheduler, the
+ * their free lists per pool, the jobs, the queue (a unit eligible
+ * unit_queue_wait_s after its submission) and its scheduler, the
  * trace's faults on the nodes (a reclaim preempts the holder with the
  * grace, a crash fails it once seen), and Slurm's timers that end or
  * requeue a job.  The nodes are written here only, and the jobs but for
@@ -81,7 +82,9 @@ int32_t gs_job_new(struct sim *s, uint32_t group, enum job_role role,
 	j->phase = PHASE_PENDING;
 	j->nnodes = nnodes;
 	j->submit_ms = s->now;
-	j->eligible_ms = s->now;
+	/* elasticd's units wait behind the cluster's other work */
+	j->eligible_ms =
+	    s->now + (role == ROLE_UNIT ? ms_of(s->p->unit_queue_wait_s) : 0);
 	s->sched_dirty = true;
 	return (int32_t)s->njob++;
 }

@@ -408,6 +408,9 @@ static void test_inplace(void **state)
 	params(&p);
 	p.join_s = NAN;
 	assert_int_equal(goodsim_check(&p, &err), -1);
+	params(&p);
+	p.unit_queue_wait_s = -1;
+	assert_int_equal(goodsim_check(&p, &err), -1);
 }
 
 /* A run's points, every 10 s (the first 1024). */
@@ -453,10 +456,12 @@ static void trains(const struct series *ser, double from, double to, double n,
 
 /* A group at its max (5: the base's 2 and 3 units) with a spare on the
  * fourth spot node; node d, in the world, crashes half-way for good.
- * Checkpoints without a pause: the worlds' sizes are seen at any time. */
-static void spare_params(struct goodsim_params *p, unsigned spares)
+ * Checkpoints without a pause: the worlds' sizes are seen at any time.
+ * Units wait wait s in the queue. */
+static void spare_params(struct goodsim_params *p, unsigned spares, double wait)
 {
 	params(p);
+	p->unit_queue_wait_s = wait;
 	p->ckpt_s = 0;
 	p->max = 5;
 	p->spares = spares;
@@ -466,34 +471,39 @@ static void spare_params(struct goodsim_params *p, unsigned spares)
 }
 
 /* In place, the launcher swaps the spare in at once: the world stays at
- * 5; without one it goes on at 4 while a replacement joins (join_s). */
-static void test_spares_crash(void **state)
+ * 5; without one it goes on at 4 while a replacement joins (join_s), and
+ * with units waiting in the queue, wait s longer and the scale delay of
+ * the grow after (with no wait it ran before elasticd's next world, one
+ * at the same size).  The next spare's wait costs the world nothing. */
+static void spares_crash(double wait)
 {
 	struct goodsim_params p;
 	struct goodsim_result with, without;
 	struct series *ser = malloc(sizeof(*ser));
+	double more = wait ? wait + 10 : 0; /* the scale delay: 10 s */
 
-	(void)state;
 	assert_non_null(ser);
-	spare_params(&p, 1);
+	spare_params(&p, 1, wait);
 	with = run_series(&p, half, GOODSIM_INPLACE, ser);
 	assert_int_equal(with.crashes, 1);
 	assert_int_equal(with.swaps, 1);
 	assert_float_equal(with.repeated, 0, 0);
 	/* seen after lost_s (at the tick, 1807 s), re-formed 1 s later */
 	trains(ser, 1810, 3590, 5, "in place, a spare");
-	spare_params(&p, 0);
+	/* held to the swap, from after two waits: its units', its own */
+	assert_float_equal(with.spare_node_s, 1805 - 2 * wait, 2);
+	spare_params(&p, 0, wait);
 	without = run_series(&p, half, GOODSIM_INPLACE, ser);
 	assert_int_equal(without.swaps, 0);
-	trains(ser, 1810, 1830, 4, "in place, no spare");
-	trains(ser, 1850, 3590, 5, "in place, no spare");
-	/* 31 s of a node fewer and a pause of 4 nodes: about 350 */
-	if (fabs(with.samples - without.samples - 350) > 40)
-		fail_msg("a spare: %.0f more samples, not about 350",
-			 with.samples - without.samples);
+	trains(ser, 1810, 1830 + more, 4, "in place, no spare");
+	trains(ser, 1850 + more, 3590, 5, "in place, no spare");
+	/* 31 s (+ more) of a node fewer, a pause of 4 nodes: about 350 */
+	if (fabs(with.samples - without.samples - 350 - more * 10) > 40)
+		fail_msg("a spare: %.0f more samples, not about %.0f",
+			 with.samples - without.samples, 350 + more * 10);
 	/* the restart path: the spare relaunched in the lost unit's place
 	 * at once, whatever the fault timeout */
-	spare_params(&p, 1);
+	spare_params(&p, 1, wait);
 	with = run_series(&p, half, GOODSIM_ELASTIC, ser);
 	assert_int_equal(with.swaps, 1);
 	assert_true(with.repeated > 0);
@@ -502,6 +512,19 @@ static void test_spares_crash(void **state)
 	without = run_series(&p, half, GOODSIM_ELASTIC, ser);
 	assert_float_equal(with.samples, without.samples, 1e-6);
 	free(ser);
+}
+
+static void test_spares_crash(void **state)
+{
+	(void)state;
+	spares_crash(0);
+}
+
+/* Units wait 600 s in the queue, behind the cluster's other work. */
+static void test_unit_queue_wait(void **state)
+{
+	(void)state;
+	spares_crash(600);
 }
 
 /* The spare's node is held and paid for, and does not train: the same
@@ -515,10 +538,10 @@ static void test_spares_held(void **state)
 	(void)state;
 	assert_non_null(ser);
 	for (int k = GOODSIM_ELASTIC; k <= GOODSIM_INPLACE; k++) {
-		spare_params(&p, 1);
+		spare_params(&p, 1, 0);
 		with = run_series(&p, steady, k, ser);
 		trains(ser, 60, 3590, 5, goodsim_policy_name(k));
-		spare_params(&p, 0);
+		spare_params(&p, 0, 0);
 		without = run(&p, steady, k);
 		assert_float_equal(with.samples, without.samples, 1e-6);
 		/* the spare from soon after the world's units ran */
@@ -539,9 +562,9 @@ static void test_spares_held(void **state)
 		assert_int_equal(with.swaps, 0);
 	}
 	/* the oracle holds none */
-	spare_params(&p, 1);
+	spare_params(&p, 1, 0);
 	o1 = run(&p, steady, GOODSIM_ORACLE);
-	spare_params(&p, 0);
+	spare_params(&p, 0, 0);
 	o0 = run(&p, steady, GOODSIM_ORACLE);
 	assert_float_equal(o1.samples, o0.samples, 0);
 	assert_float_equal(o1.spare_node_s, 0, 0);
@@ -556,7 +579,7 @@ static void test_spares_cold(void **state)
 	struct goodsim_result hot, cold;
 
 	(void)state;
-	spare_params(&p, 1);
+	spare_params(&p, 1, 0);
 	p.join_s = 6;
 	hot = run(&p, half, GOODSIM_INPLACE);
 	p.spares_cold = true;
@@ -765,6 +788,7 @@ int main(void)
 		cmocka_unit_test(test_spares_crash),
 		cmocka_unit_test(test_spares_held),
 		cmocka_unit_test(test_spares_cold),
+		cmocka_unit_test(test_unit_queue_wait),
 		cmocka_unit_test(test_sizes),
 		cmocka_unit_test(test_check),
 		cmocka_unit_test(test_synthetic),
