@@ -100,6 +100,9 @@ void spares_tend(const struct config *c, const struct members *ms,
 	for (k = 0; k < ms->nspare && warm.n < MAX_MEMBERS; k++)
 		if (launch_index(&warm, ms->spare[k].job_id) < 0 &&
 		    warm_start(c, ms, k, restart) < 0) {
+			elog_warn("spare %u: its ranks did not start; again "
+				  "in %d s",
+				  ms->spare[k].job_id, SPARE_RETRY_S);
 			next_try = now_s() + SPARE_RETRY_S;
 			return;
 		}
