@@ -4,11 +4,14 @@
 usage: resize_report.py RUN_DIR
 
 RUN_DIR holds, for each run (restart/ and in-place/, the elastic job on
-each resize path, or elastic/ from before; native/):
+each resize path, or elastic/ from before; restart-spare/ and
+in-place-spare/, a group with a spare whose world members' nodes crash;
+native/):
   out        the job's output: elastic-run's timeline (stderr) and the
              ranks' (train_ddp.py, stdout), lines
              "<prog>: <RFC 3339 UTC time> event=<what> k=v ...";
-  marks      the bench's own marks, "<epoch seconds> <name> [k=v ...]";
+  marks      the bench's own marks, "<epoch seconds> <name> [k=v ...]"
+             (a crash window runs from a "crash" mark to the next "boot");
   sacct      sacct -P -X -D of every job of the run (header line first);
   events.json (elastic only) elasticd's GET /v1/groups/<job>/events;
   high.start, high.end  the preemptor's own times (epoch seconds).
@@ -390,12 +393,26 @@ def native_report(d, params):
     return summary("native", rows_main, rows_main, tl)
 
 
+def crash_windows(ms):
+    """[(crash, boot)]: each crash mark to the next boot mark (inf while
+    the node has not booted)."""
+    out = []
+    for t, n, _ in ms:
+        if n == "crash":
+            out.append([t, float("inf")])
+        elif n == "boot" and out and out[-1][1] == float("inf"):
+            out[-1][1] = t
+    return [tuple(w) for w in out]
+
+
 def resizes(tl, ms):
     """Each resize of a run, in order: a dict with kind (shrink, grow,
-    crash), from and to (nodes), the launcher's event time, the first
-    step rank 0 completed at the new size, and the parts (seconds from
-    the event).  In-place resizes that changed nothing are left out."""
-    crash, boot = mark(ms, "crash"), mark(ms, "boot")
+    crash: fewer nodes in a crash window, crash-spare: as many, a spare in
+    the lost member's place), from and to (nodes), the launcher's event
+    time, the first step rank 0 completed at the new size, and the parts
+    (seconds from the event).  In-place resizes that changed nothing are
+    left out."""
+    windows = crash_windows(ms)
     evs = [(t, kv) for t, s, kv in tl if s == "elastic-run"
            and kv.get("event") == "event" and kv.get("cause") != "stop"]
     out = []
@@ -410,12 +427,13 @@ def resizes(tl, ms):
             continue
         if "resize" in el:
             path, tr = "in-place", el["resize"][0]
+            how = el["resize"][1].get("path", path)
             frm, to = num(el["resize"][1], "from"), num(el["resize"][1], "to")
             parts = ([("joiners ready", tr)] if "joining" in el else []) + \
                 [("all joined", el.get("resized", (None,))[0])]
             ready = tr
         elif "relaunch" in el:
-            path, ready = "restart", None
+            path, ready, how = "restart", None, "restart"
             frm, to = num(kv, "nnodes"), num(el["relaunch"][1], "nnodes")
             parts = [(k, el.get(k, (None,))[0])
                      for k in ("told", "exited", "relaunch", "ranks-up")]
@@ -425,12 +443,13 @@ def resizes(tl, ms):
                      and kv2.get("event") == "stepped" and t2 > t
                      and num(kv2, "rank") == 0
                      and (to is None or num(kv2, "world") == to)), None)
-        if crash and t >= crash and (boot is None or t < boot) and \
-                to is not None and frm is not None and to < frm:
-            kind = "crash"
+        crash = next((c for c, b in windows if c <= t < b), None)
+        if crash is not None and to is not None and frm is not None \
+                and to <= frm:
+            kind = "crash" if to < frm else "crash-spare"
         else:
             kind = "shrink" if (to or 0) < (frm or 0) else "grow"
-        out.append(dict(path=path, kind=kind, frm=frm, to=to, t=t,
+        out.append(dict(path=path, how=how, kind=kind, frm=frm, to=to, t=t,
                         step=step, ready=ready, crash=crash,
                         parts=[(k, span(t, x)) for k, x in parts]))
     return out
@@ -486,6 +505,61 @@ def paths_report(out, params):
               % (kind, what, "; ".join(figs), target))
 
 
+def p50_max(xs):
+    return "p50 %s s max %s s" % (
+        f(p50(xs)), f(max((x for x in xs if x is not None), default=None)))
+
+
+def spares_report(out):
+    """The runs with a spare (restart-spare, in-place-spare): per resize
+    as in paths_report, then, over the crashes that a spare took, the
+    launcher's event -> first step at the same size and the crash (the
+    bench's mark: the instant the node's link went down) -> first step."""
+    rows = {}
+    for path in ("restart", "in-place"):
+        name = path + "-spare"
+        d = os.path.join(out, name)
+        if not os.path.isdir(d):
+            continue
+        ms = marks(os.path.join(d, "marks"))
+        rows[path] = resizes(timeline(os.path.join(d, "out")), ms)
+        for n, r in enumerate(rows[path], 1):
+            extra = ""
+            if r["kind"] in ("crash", "crash-spare"):
+                extra = "; crash -> launcher's event %s s, crash -> first " \
+                    "step %s s (path %s)" % (f(span(r["crash"], r["t"])),
+                                             f(span(r["crash"], r["step"])),
+                                             r["how"])
+            print("bench: %s: resize %d %s %s -> %s nodes: event -> first "
+                  "step at the new size %s s [%s]%s"
+                  % (name, n, r["kind"], r["frm"], r["to"],
+                     f(span(r["t"], r["step"])),
+                     ", ".join("%s +%s s" % (k, f(v)) for k, v in r["parts"]),
+                     extra))
+        # A crash that no same-size resize answered: a shrink, a
+        # fallback that lost the spare, or no resize at all.
+        ncrash = len(crash_windows(ms))
+        nspare = len([r for r in rows[path] if r["kind"] == "crash-spare"])
+        if nspare != ncrash:
+            print("bench: %s: note: %d crash(es), %d resize(s) at the same "
+                  "size in their windows" % (name, ncrash, nspare))
+    if not rows:
+        return
+    for what, start, tail in (
+            ("launcher's event -> first step at the same size", "t",
+             " (targets: in place < 5 s, restart < 15 s)"),
+            ("crash -> first step at the same size (the fault to training "
+             "again)", "crash", "")):
+        figs = []
+        for path in ("restart", "in-place"):
+            rs = [r for r in rows.get(path, []) if r["kind"] == "crash-spare"]
+            figs.append("%s %s (%d)" % (
+                path, p50_max([span(r[start], r["step"]) for r in rs]),
+                len(rs)))
+        print("bench: crash with a spare, %s: %s%s"
+              % (what, "; ".join(figs), tail))
+
+
 # Preemptor submitted -> running, per run, for the side-by-side line.
 waited = {}
 
@@ -504,6 +578,7 @@ def main():
         if os.path.isdir(os.path.join(d, name)):
             res[label] = fn(os.path.join(d, name), params)
     paths_report(d, params)
+    spares_report(d)
     if "elastic" in res and "native" in res:
         (fe, se), (fn_, sn) = res["elastic"], res["native"]
         if fe and fn_:

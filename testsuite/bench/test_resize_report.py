@@ -166,6 +166,10 @@ def main():
         "timeout 5 + 2 s)",
     ]
     bad = [w for w in want if w not in res.stdout]
+    # Without the runs with a spare, no line of theirs.
+    bad += ["(printed) " + w for w in ("crash-spare", "crash with a spare")
+            if w in res.stdout]
+    bad += spares()
     if res.returncode != 0 or bad:
         print("test_resize_report: FAIL: exit %d, missing:\n  %s\nstderr: %s"
               % (res.returncode, "\n  ".join(bad), res.stderr))
@@ -173,6 +177,136 @@ def main():
     print("test_resize_report: PASS")
     subprocess.run(["rm", "-rf", d])
     return 0
+
+
+def crash_marks(*w):
+    """The bench's marks: (time, crash|boot), nodes n2 and n3 in turn."""
+    return "".join("%.3f %s node=n%d\n" % (T0 + t, what, 2 + i % 2)
+                   for i, (t, what) in enumerate(w))
+
+
+def swap(t0, dt):
+    """A crash found at t0, the spare's swap, rank 0's step at +dt."""
+    return [
+        er(t0, "event", 0, 3, "cause=node-lost node=n2 path=in-place"),
+        er(t0 + 0.5, "resize", 0, 3,
+           "path=swap world=5 from=3 to=3 stay=2 join=1 leave=1"),
+        er(t0 + 1.0, "resized", 0, 3, "path=swap world=5 ranks=3 seconds=0.5"),
+        rk(t0 + dt - 0.2, "stepped", 1, 3, 0, "step=9 path=in-place"),
+        rk(t0 + dt, "stepped", 0, 3, 0, "step=9 path=in-place")]
+
+
+def relaunch(t0, r, dt, cause="node-lost node=n2"):
+    """An event at t0, a relaunch at 3 on the spare, a step at +dt."""
+    return [
+        er(t0, "event", r, 3, "cause=" + cause),
+        er(t0 + 0.01, "told", r, 3, "signal=URG ok=yes"),
+        er(t0 + dt - 3.0, "exited", r, 3, "killed_members=1"),
+        er(t0 + dt - 2.9, "relaunch", r + 1, 3,
+           "members=3 jobs=7:n1,9:n3,12:n4 path=restart"),
+        er(t0 + dt - 2.5, "ranks-up", r + 1, 3, "ranks=3"),
+        rk(t0 + dt, "stepped", 0, 3, r + 1, "step=1 path=restart")]
+
+
+def spare_runs(d):
+    """restart-spare/ and in-place-spare/ in d."""
+    # In place: a growth to 3 before any crash, then swaps after crashes
+    # at 20, 40 and 60 (booted at 30, 50, 70), an unchanged event inside
+    # a window; a crash at 90 that lost the spare: a shrink to 2, then a
+    # growth back to 3 before the node boots.
+    ip = os.path.join(d, "in-place-spare")
+    write(os.path.join(ip, "marks"), crash_marks(
+        (20, "crash"), (30, "boot"), (40, "crash"), (50, "boot"),
+        (60, "crash"), (70, "boot"), (90, "crash")))
+    write(os.path.join(ip, "out"), "".join([
+        er(1.0, "launch", 0, 1, "members=1"),
+        er(5.0, "event", 0, 1, "cause=membership path=in-place"),
+        er(5.1, "joining", 0, 1, "path=in-place joiners=2"),
+        er(7.0, "resize", 0, 3, "path=in-place world=2 from=1 to=3"),
+        er(7.5, "resized", 0, 3, "path=in-place world=2 ranks=3"),
+        rk(8.0, "stepped", 0, 3, 0, "step=5 path=in-place"),
+        er(10.0, "spare-warming", 0, 3, "job=12 nodes=n4"),
+    ] + swap(23.0, 1.3) + [
+        er(25.0, "event", 0, 3, "cause=membership path=in-place"),
+        er(25.1, "unchanged", 0, 3, "path=in-place world=5"),
+    ] + swap(43.2, 1.0) + swap(63.0, 2.0) + [
+        er(93.0, "event", 0, 3, "cause=node-lost node=n3 path=in-place"),
+        er(93.5, "resize", 0, 2, "path=in-place world=6 from=3 to=2"),
+        er(94.0, "resized", 0, 2, "path=in-place world=6 ranks=2"),
+        rk(94.5, "stepped", 0, 2, 0, "step=20 path=in-place"),
+        # a new unit, the node still down: a growth, not the crash's
+        er(100.0, "event", 0, 2, "cause=membership path=in-place"),
+        er(100.1, "joining", 0, 2, "path=in-place joiners=1"),
+        er(101.0, "resize", 0, 3, "path=in-place world=7 from=2 to=3"),
+        er(101.5, "resized", 0, 3, "path=in-place world=7 ranks=3"),
+        rk(102.0, "stepped", 0, 3, 0, "step=30 path=in-place"),
+    ]))
+    # The restart path: relaunches at 3 after crashes at 20, 60 and 100
+    # (the last never booted); between, a relaunch at 3 outside any
+    # window (elasticd's new world after the boot at 40) is no crash's.
+    rs = os.path.join(d, "restart-spare")
+    write(os.path.join(rs, "marks"), crash_marks(
+        (20, "crash"), (40, "boot"), (60, "crash"), (80, "boot"), (100, "crash")))
+    write(os.path.join(rs, "out"), "".join(
+        [er(1.0, "launch", 0, 3, "members=3"), er(1.5, "ranks-up", 0, 3, "ranks=3"),
+         rk(3.0, "stepped", 0, 3, 0, "step=1 path=restart")] +
+        relaunch(23.0, 0, 10.0) + relaunch(45.0, 1, 3.0, "membership") +
+        relaunch(63.0, 2, 9.0) + relaunch(103.0, 3, 14.0)))
+
+
+def spares():
+    """The runs with a spare: crashes that a spare takes at the same size
+    (in place a swap, on the restart path a relaunch), same-size resizes
+    outside the crash windows, a crash the spare did not answer.  What is
+    missing or wrong, as a list."""
+    d = tempfile.mkdtemp(prefix="test_resize_report.")
+    spare_runs(d)
+    res = subprocess.run([sys.executable, os.path.join(HERE, "resize_report.py"), d],
+                         capture_output=True, text=True)
+    print(res.stdout, end="")
+    want = [
+        "bench: in-place-spare: resize 1 grow 1 -> 3 nodes",
+        # rank 0's first step, not rank 1's; the unchanged event is none
+        "bench: in-place-spare: resize 2 crash-spare 3 -> 3 nodes: event -> "
+        "first step at the new size 1.30 s [all joined +1.00 s]; crash -> "
+        "launcher's event 3.00 s, crash -> first step 4.30 s (path swap)",
+        "bench: in-place-spare: resize 3 crash-spare 3 -> 3 nodes: event -> "
+        "first step at the new size 1.00 s",
+        "bench: in-place-spare: resize 4 crash-spare 3 -> 3 nodes: event -> "
+        "first step at the new size 2.00 s",
+        "bench: in-place-spare: resize 5 crash 3 -> 2 nodes: event -> first "
+        "step at the new size 1.50 s [all joined +1.00 s]; crash -> "
+        "launcher's event 3.00 s, crash -> first step 4.50 s (path in-place)",
+        "bench: in-place-spare: resize 6 grow 2 -> 3 nodes: event -> first "
+        "step at the new size 2.00 s",
+        "bench: in-place-spare: note: 4 crash(es), 3 resize(s) at the same "
+        "size in their windows",
+        "bench: restart-spare: resize 1 crash-spare 3 -> 3 nodes: event -> "
+        "first step at the new size 10.00 s [told +0.01 s, exited +7.00 s, "
+        "relaunch +7.10 s, ranks-up +7.50 s]; crash -> launcher's event "
+        "3.00 s, crash -> first step 13.00 s (path restart)",
+        "bench: restart-spare: resize 2 grow 3 -> 3 nodes: event -> first "
+        "step at the new size 3.00 s",
+        "bench: restart-spare: resize 3 crash-spare 3 -> 3 nodes",
+        "bench: restart-spare: resize 4 crash-spare 3 -> 3 nodes: event -> "
+        "first step at the new size 14.00 s",
+        # p50 of 10, 9 and 14; of 1.3, 1.0 and 2.0
+        "bench: crash with a spare, launcher's event -> first step at the "
+        "same size: restart p50 10.00 s max 14.00 s (3); in-place p50 1.30 s "
+        "max 2.00 s (3) (targets: in place < 5 s, restart < 15 s)",
+        # from the crash marks: 13, 12, 17; 4.3, 4.2, 5.0
+        "bench: crash with a spare, crash -> first step at the same size "
+        "(the fault to training again): restart p50 13.00 s max 17.00 s (3); "
+        "in-place p50 4.30 s max 5.00 s (3)",
+    ]
+    bad = [w for w in want if w not in res.stdout]
+    if "restart-spare: note" in res.stdout:
+        bad.append("(printed) restart-spare: note")
+    if res.returncode != 0:
+        bad.append("spares: exit %d: %s" % (res.returncode, res.stderr))
+    if not bad:
+        subprocess.run(["rm", "-rf", d])
+    return bad
 
 
 if __name__ == "__main__":
