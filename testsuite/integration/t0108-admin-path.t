@@ -17,7 +17,7 @@
 [ "$ELASTIC_INSTALLED" = 1 ] || bail "the admin's path runs on the installed packages (ELASTIC_INSTALLED=1)"
 ed_setup
 
-plan 18
+plan 19
 
 ETC=$(dirname "$SLURM_CONF")
 EX=$ED_TMP/ex
