@@ -96,14 +96,7 @@ void inplace_relaunch_table(const struct config *c, struct launch *l,
 			from = jl;
 			k = launch_index(jl, nm->m[i].job_id);
 		}
-		l->pid[i] = from->pid[k];
-		l->job[i] = from->job[k];
-		l->first_step[i] = from->first_step[k];
-		l->status[i] = from->status[k];
-		l->done[i] = from->done[k];
-		if (!l->done[i])
-			l->running++;
+		launch_append(l, from, (size_t)k);
 	}
-	l->n = l->njobs = nm->n;
 	l->overlap = old.overlap || jl->overlap;
 }
