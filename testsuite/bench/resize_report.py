@@ -463,6 +463,17 @@ def p50(xs):
     return xs[m] if len(xs) % 2 else (xs[m - 1] + xs[m]) / 2
 
 
+def print_resize(run, n, r, extra):
+    """One resize of run (the n-th): the event to the first step at the
+    new size, its parts, and extra."""
+    print("bench: %s: resize %d %s %s -> %s nodes: event -> first step "
+          "at the new size %s s [%s]%s"
+          % (run, n, r["kind"], r["frm"], r["to"],
+             f(span(r["t"], r["step"])),
+             ", ".join("%s +%s s" % (k, f(v)) for k, v in r["parts"]),
+             extra))
+
+
 def paths_report(out, params):
     """The restart and the in-place path side by side, per resize: the
     event to the first training step at the new size, and its parts."""
@@ -479,12 +490,7 @@ def paths_report(out, params):
                 extra = "; crash -> launcher's event %s s" % f(span(r["crash"], r["t"]))
             if r["path"] == "in-place" and r["kind"] == "grow":
                 extra = "; joiners ready -> first step %s s" % f(span(r["ready"], r["step"]))
-            print("bench: %s: resize %d %s %s -> %s nodes: event -> first step "
-                  "at the new size %s s [%s]%s"
-                  % (path, n, r["kind"], r["frm"], r["to"],
-                     f(span(r["t"], r["step"])),
-                     ", ".join("%s +%s s" % (k, f(v)) for k, v in r["parts"]),
-                     extra))
+            print_resize(path, n, r, extra)
     if not rows:
         return
     fault = float(params.get("fault_timeout", "5"))
@@ -530,12 +536,7 @@ def spares_report(out):
                     "step %s s (path %s)" % (f(span(r["crash"], r["t"])),
                                              f(span(r["crash"], r["step"])),
                                              r["how"])
-            print("bench: %s: resize %d %s %s -> %s nodes: event -> first "
-                  "step at the new size %s s [%s]%s"
-                  % (name, n, r["kind"], r["frm"], r["to"],
-                     f(span(r["t"], r["step"])),
-                     ", ".join("%s +%s s" % (k, f(v)) for k, v in r["parts"]),
-                     extra))
+            print_resize(name, n, r, extra)
         # A crash that no same-size resize answered: a shrink, a
         # fallback that lost the spare, or no resize at all.
         ncrash = len(crash_windows(ms))
