@@ -80,12 +80,23 @@ double straggle_median(const struct straggle *s, size_t node)
 static void straggle_judge(struct straggle *s, struct straggle_rank *r)
 {
 	double m = straggle_median(s, r->node);
-	double md = median_of(s, r->node,
-			      offsetof(struct straggle_rank, wait_per_step));
+	double mrun =
+	    median_of(s, r->node, offsetof(struct straggle_rank, run_per_step));
+	double share =
+	    median_of(s, r->node, offsetof(struct straggle_rank, wait_share));
+	/* What r would have waited at the others' share: on a loaded
+	 * machine every rank waits in proportion to what it runs. */
+	double fair = r->run_per_step * share;
+	/* A rank that runs more than the others (rank 0's logging, a save
+	 * nobody announced) also waits more than that share where the
+	 * scheduler favours the others' short bursts: its waits say
+	 * nothing of its node, whose other ranks are judged instead. */
+	bool own = r->run_per_step - mrun >
+		   (s->factor - 1) / 2 * mrun + STRAGGLE_FLOOR_MS;
 
-	if (m > 0 && r->per_step >= s->factor * m &&
+	if (m > 0 && !own && r->per_step >= s->factor * m &&
 	    r->per_step - m >= STRAGGLE_FLOOR_MS &&
-	    r->wait_per_step - md >= (r->per_step - m) / 2)
+	    r->wait_per_step - fair >= (r->per_step - m) / 2)
 		r->slow_runs++;
 	else if (m > 0)
 		r->slow_runs = 0;
@@ -119,6 +130,9 @@ static void straggle_report(struct straggle *s, struct straggle_rank *r,
 	r->per_step =
 	    (double)(run - r->ref_run) / (double)(step - r->ref_step) +
 	    r->wait_per_step;
+	r->run_per_step = r->per_step - r->wait_per_step;
+	r->wait_share =
+	    r->run_per_step > 0 ? r->wait_per_step / r->run_per_step : 0;
 	r->measured = true;
 	r->ref_step = step;
 	r->ref_run = run;

@@ -17,11 +17,15 @@
  * rank is slow in a window when its time per step is `factor` times the
  * median of the latest windows of the ranks on other nodes (and
  * STRAGGLE_FLOOR_MS more), and at least half of the difference is
- * waiting for a CPU: a rank with more work of its own (rank 0's logging,
- * a save it did not announce) holds the world back too, but its node is
- * not at fault.  Slow in STRAGGLE_WINDOWS windows in a row, it
- * straggles.  Pure: fed the words and nothing else, so that every rule
- * is a unit test.
+ * waiting for a CPU beyond what its run time would have waited at the
+ * others' share (their median of wait over run).  A rank with more work
+ * of its own (rank 0's logging, a save it did not announce: its run per
+ * step above the others' by more than half of factor - 1) holds the
+ * world back too, but its node is not at fault; on a loaded machine its
+ * long bursts wait more than the others' short ones, so its waits are
+ * not judged, and its node's other ranks are.  Slow in STRAGGLE_WINDOWS windows
+ * in a row, it straggles.  Pure: fed the words and nothing else, so that every
+ * rule is a unit test.
  */
 
 #include <stdbool.h>
@@ -43,6 +47,8 @@ struct straggle_rank {
 	bool ref;	      /* a window is open */
 	double per_step;      /* ms run and waited per step, last window */
 	double wait_per_step; /* of which waited for a CPU */
+	double run_per_step;  /* of which ran */
+	double wait_share;    /* waited per ms run, last window */
 	bool measured;	      /* per_step holds a window */
 	unsigned slow_runs;   /* windows in a row above the rule */
 	bool named;	      /* returned by straggle_find already */

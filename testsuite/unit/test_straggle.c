@@ -194,6 +194,61 @@ static void own_work_is_not_slow(void **state)
 	straggle_free(&s);
 }
 
+/* A machine oversubscribed three times over, rank 0 with more work of
+ * its own (250 ms every fifth step).  The others' short bursts, woken
+ * from their collectives, wait 0.3 ms per ms run, rank 0's long ones
+ * twice what they run: its waits say nothing of its node, no straggler.
+ * Then all wait in proportion to what they run, the same. */
+static void loaded_machine_own_work(void **state)
+{
+	struct straggle s;
+	double ratio;
+	unsigned long run[4] = { 0 }, wait[4] = { 0 };
+
+	(void)state;
+	for (int even = 0; even < 2; even++) {
+		memset(run, 0, sizeof(run));
+		memset(wait, 0, sizeof(wait));
+		straggle_init(&s, 10, 2.0);
+		for (unsigned step = 1; step <= 200; step++)
+			for (unsigned r = 0; r < 4; r++) {
+				unsigned long ms =
+				    r == 0 && step % 5 == 0 ? 270 : 20;
+
+				run[r] += ms;
+				wait[r] += r == 0 || even ? 2 * ms : 6;
+				say2(&s, r / 2, r, step, 'r', run[r], wait[r]);
+			}
+		assert_int_equal(straggle_find(&s, &ratio), -1);
+		straggle_free(&s);
+	}
+}
+
+/* The same machine: rank 1, on rank 0's node, waits far beyond the
+ * others' share (its node throttled), rank 0 runs more: rank 1 names
+ * the node. */
+static void loaded_machine_slow_node(void **state)
+{
+	struct straggle s;
+	double ratio;
+	unsigned long run[4] = { 0 }, wait[4] = { 0 };
+	int i;
+
+	(void)state;
+	straggle_init(&s, 10, 2.0);
+	for (unsigned step = 1; step <= 200; step++)
+		for (unsigned r = 0; r < 4; r++) {
+			run[r] += r == 0 ? 70 : 20;
+			wait[r] += r == 0 ? 140 : r == 1 ? 400 : 6;
+			say2(&s, r / 2, r, step, 'r', run[r], wait[r]);
+		}
+	i = straggle_find(&s, &ratio);
+	assert_true(i >= 0);
+	assert_int_equal(s.r[i].rank, 1);
+	assert_int_equal(s.r[i].node, 0);
+	straggle_free(&s);
+}
+
 /* Two nodes: the slow one against the other's median. */
 static void two_nodes(void **state)
 {
@@ -224,6 +279,8 @@ int main(void)
 		cmocka_unit_test(single_window_and_saves),
 		cmocka_unit_test(restarts_and_old_words),
 		cmocka_unit_test(own_work_is_not_slow),
+		cmocka_unit_test(loaded_machine_own_work),
+		cmocka_unit_test(loaded_machine_slow_node),
 		cmocka_unit_test(two_nodes),
 	};
 
