@@ -461,11 +461,24 @@ static enum MHD_Result serve_v1(const struct req *rq, const struct route *r,
 	}
 	switch (r->kind) {
 	case ROUTE_GROUP:
-		/* Its launcher, alive (batchhost.h): only the owner's word. */
+		/* Its launcher, alive (batchhost.h), and the spares it
+		 * checked: only the owner's word. */
 		if (c->uid == g->user_id &&
 		    MHD_lookup_connection_value(rq->conn, MHD_GET_ARGUMENT_KIND,
-						"launcher"))
+						"launcher")) {
+			const char *ok = MHD_lookup_connection_value(
+			    rq->conn, MHD_GET_ARGUMENT_KIND, "spares_checked");
+			struct spare_note sn = { .group = g->base_job_id };
+			const char *why;
+
+			if (ok && route_parse_jobs(ok, sn.jobs, SPARE_NOTE_MAX,
+						   &sn.n, &why) < 0)
+				return reply_error(rq, MHD_HTTP_BAD_REQUEST,
+						   why);
+			if (ok)
+				api_note_spares(&sn);
 			api_note_launcher(g->base_job_id);
+		}
 		return reply(rq, MHD_HTTP_OK, JSON_TYPE, render_group(g), NULL);
 	case ROUTE_EVENTS:
 		return reply(rq, MHD_HTTP_OK, JSON_TYPE, render_events(g),

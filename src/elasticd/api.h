@@ -63,6 +63,10 @@ int api_take_reports(struct launch_report *out, size_t max);
  * /v1/groups/ID/suspect), each checked to be a node of the group's. */
 int api_take_suspects(struct suspect_report *out, size_t max);
 
+/* What the groups' launchers said of their spares since the last take,
+ * the last word of each. */
+int api_take_spare_notes(struct spare_note *out, size_t max);
+
 /* Groups whose launcher asked for them since the last take (each once):
  * moves up to max into ids, returns how many. */
 int api_take_seen(uint32_t *ids, size_t max);

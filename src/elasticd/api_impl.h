@@ -56,6 +56,8 @@ struct api_state {
 	size_t nreport;
 	struct suspect_report suspect[API_SUSPECT_MAX];
 	size_t nsuspect;
+	struct spare_note spares[API_SUSPECT_MAX]; /* one per group */
+	size_t nspares;
 	/* Groups whose launcher asked since the last cycle (batchhost.h). */
 	uint32_t seen[API_RAISE_MAX];
 	size_t nseen;
@@ -93,6 +95,9 @@ void api_view_put(struct held_view *h);
 int api_queue_raise(uint32_t id);
 int api_queue_report(const struct launch_report *rep);
 int api_queue_suspect(const struct suspect_report *s);
+/* A group's checked spares, replacing what it said before (a full table
+ * drops it: its launcher says it again at its next poll). */
+void api_note_spares(const struct spare_note *s);
 void api_note_launcher(uint32_t id);
 void api_queue_lookup(uint32_t id);
 void api_queue_follow(uint32_t id);

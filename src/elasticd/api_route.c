@@ -1,6 +1,10 @@
 #include "config.h"
 
+#include <ctype.h>
+#include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/parse.h"
@@ -169,8 +173,31 @@ int route_parse_suspect(const char *node, const char *because,
 		}
 	}
 	*why = "why: what the node did is required (allowed: lost, hang, "
-	       "straggler)";
+	       "straggler, spare-check)";
 	return -1;
+}
+
+int route_parse_jobs(const char *v, uint32_t *out, size_t max, size_t *n,
+		     const char **why)
+{
+	*n = 0;
+	while (v && *v) {
+		char *end;
+		unsigned long long id;
+
+		errno = 0;
+		id = strtoull(v, &end, 10);
+		if (!isdigit((unsigned char)*v) || errno || id == 0 ||
+		    id > UINT32_MAX || (*end && (*end != ',' || !end[1])) ||
+		    *n == max) {
+			*why = "spares_checked: job ids separated by commas "
+			       "(allowed: at most 64, each 1 to 4294967295)";
+			return -1;
+		}
+		out[(*n)++] = (uint32_t)id;
+		v = *end ? end + 1 : end;
+	}
+	return 0;
 }
 
 bool route_needs_auth(const struct route *r)

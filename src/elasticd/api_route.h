@@ -48,6 +48,11 @@ int route_parse_report(const char *generation, const char *exit_ms,
 int route_parse_suspect(const char *node, const char *because,
 			struct suspect_report *ret, const char **why);
 
+/* spares_checked=JOB,...: at most max job ids (none for ""), into
+ * out[*n].  0, or -1 with *why set to a static message. */
+int route_parse_jobs(const char *v, uint32_t *out, size_t max, size_t *n,
+		     const char **why);
+
 /* What a notification says happened to job ID (elasticd(8),
  * NOTIFICATIONS): only logged and counted, elasticd reads the job. */
 enum notify_event {

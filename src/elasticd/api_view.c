@@ -206,6 +206,25 @@ int api_take_seen(uint32_t *ids, size_t max)
 	return take(ids, api.seen, &api.nseen, max, sizeof(ids[0]));
 }
 
+void api_note_spares(const struct spare_note *s)
+{
+	size_t i;
+
+	pthread_mutex_lock(&api.lock);
+	for (i = 0; i < api.nspares && api.spares[i].group != s->group; i++)
+		;
+	if (i < API_SUSPECT_MAX) {
+		api.spares[i] = *s;
+		api.nspares += i == api.nspares;
+	}
+	pthread_mutex_unlock(&api.lock);
+}
+
+int api_take_spare_notes(struct spare_note *out, size_t max)
+{
+	return take(out, api.spares, &api.nspares, max, sizeof(out[0]));
+}
+
 int api_take_suspects(struct suspect_report *out, size_t max)
 {
 	return take(out, api.suspect, &api.nsuspect, max, sizeof(out[0]));

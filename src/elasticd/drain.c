@@ -37,23 +37,25 @@ int drain_node(const char *node, const char *reason, elastic_error_t *err)
 	return set_node_state(node, NODE_STATE_DRAIN, reason, err);
 }
 
-bool drained_by_elasticd(const char *node)
+enum drained drained_by(const char *node)
 {
 	node_info_msg_t *msg = NULL;
-	bool ours = false;
+	enum drained d = DRAINED_NO;
 
 	if (slurm_load_node_single(&msg, (char *)node, SHOW_ALL) !=
 		SLURM_SUCCESS ||
 	    !msg)
-		return false;
-	if (msg->record_count == 1) {
-		const node_info_t *n = &msg->node_array[0];
+		return DRAINED_NO;
+	if (msg->record_count == 1 &&
+	    (msg->node_array[0].node_state & NODE_STATE_DRAIN)) {
+		const char *reason = msg->node_array[0].reason;
 
-		ours = (n->node_state & NODE_STATE_DRAIN) && n->reason &&
-		       !strncmp(n->reason, "slurm-elastic:", 14);
+		d = reason && !strncmp(reason, "slurm-elastic:", 14)
+			? DRAINED_OURS
+			: DRAINED_OTHER;
 	}
 	slurm_free_node_info_msg(msg);
-	return ours;
+	return d;
 }
 
 int down_node(const char *node, const char *reason, elastic_error_t *err)

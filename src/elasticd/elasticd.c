@@ -376,10 +376,11 @@ static void api_suspects(void)
 		elastic_error_t err;
 		/* A node still drained for an earlier report (a straggler
 		 * reported again at each relaunch) costs no drain of the
-		 * hour's. */
+		 * hour's; one drained by another (the site's health check)
+		 * keeps its reason. */
 		enum suspect_action a =
 		    ctx.policy.suspect_nodes == POLICY_SUSPECT_DRAIN &&
-			    drained_by_elasticd(s[i].node)
+			    drained_by(s[i].node) != DRAINED_NO
 			? SUSPECT_ALREADY
 			: suspect_decide(
 			      &ctx.suspects, ctx.policy.suspect_nodes,
@@ -405,6 +406,19 @@ static void api_suspects(void)
 			  suspect_action_name(a), suspect_drains(&ctx.suspects),
 			  ctx.policy.suspect_drains_per_hour);
 	}
+}
+
+/* The spares the groups' launchers checked: only those join a world. */
+static void api_spares(void)
+{
+	struct spare_note *sn = malloc(16 * sizeof(*sn));
+	int n;
+
+	while (sn && (n = api_take_spare_notes(sn, 16)) > 0)
+		for (int i = 0; i < n; i++)
+			reconcile_spares_checked(ctx.rec, sn[i].group,
+						 sn[i].jobs, sn[i].n);
+	free(sn);
 }
 
 /* Bases whose launcher fell silent (batchhost.h). */
@@ -498,6 +512,7 @@ static void cycle(bool full)
 	api_raises();
 	api_reports();
 	api_suspects();
+	api_spares();
 	batch_hosts(s);
 	state_save();
 

@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "common/policy.h"
+
 /*
  * What elasticd tells about its groups and itself: plain copies, made by
  * the reconcile loop after each cycle and handed to the API, which
@@ -115,14 +117,28 @@ struct launch_report {
  * (POST /v1/groups/ID/suspect). */
 #define SUSPECT_NODE_MAX 64
 /* What a launcher found a node to do, in the order of the metrics. */
-#define SUSPECT_FAULTS	    3
-#define SUSPECT_FAULT_NAMES { "lost", "hang", "straggler" }
+#define SUSPECT_FAULTS 4
+/* spare-check: a spare's node failed its health check (elastic-run's
+ * SpareCheck, or drained in Slurm by HealthCheckProgram) */
+#define SUSPECT_FAULT_NAMES                                                    \
+	{                                                                      \
+		"lost", "hang", "straggler", "spare-check"                     \
+	}
 
 struct suspect_report {
 	uint32_t group;
 	char node[SUSPECT_NODE_MAX + 1];
-	char why[16];	 /* one of SUSPECT_FAULT_NAMES */
+	char why[16];	/* one of SUSPECT_FAULT_NAMES */
 	unsigned fault; /* its index there */
+};
+
+/* The spares a group's launcher checked, as it said last (GET
+ * /v1/groups/ID?launcher=1&spares_checked=JOB,...). */
+#define SPARE_NOTE_MAX POLICY_SPARES_MAX /* --elastic-spares */
+struct spare_note {
+	uint32_t group;
+	uint32_t jobs[SPARE_NOTE_MAX];
+	size_t n;
 };
 
 /* Counters for /metrics, cumulative since elasticd started. */

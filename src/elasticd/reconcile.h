@@ -172,6 +172,16 @@ int reconcile_raise_request(struct reconcile *r, uint32_t group,
 int reconcile_note(struct reconcile *r, uint32_t group, enum event_cause cause,
 		   const char *detail, int64_t now);
 
+/*
+ * The spares that group's launcher checked (their nodes healthy in Slurm,
+ * the site's SpareCheck passed on them), all of them each time: from the
+ * first such word on, a spare joins the group's world only once checked,
+ * and waits as a unit on its way until then.  0, or -1 when there is no
+ * such group or more than ELASTIC_MAX_SPARES jobs.
+ */
+int reconcile_spares_checked(struct reconcile *r, uint32_t group,
+			     const uint32_t *jobs, size_t n);
+
 /* Groups known, for tests and the benchmark. */
 size_t reconcile_ngroups(const struct reconcile *r);
 

@@ -288,6 +288,43 @@ int reconcile_note(struct reconcile *r, uint32_t group, enum event_cause cause,
 	return 0;
 }
 
+int reconcile_spares_checked(struct reconcile *r, uint32_t group,
+			     const uint32_t *jobs, size_t n)
+{
+	struct group *g = rec_find(r, group);
+
+	if (!g || n > ELASTIC_MAX_SPARES)
+		return -1;
+	memcpy(g->checked, jobs, n * sizeof(*jobs));
+	g->nchecked = n;
+	g->checks = true;
+	return 0;
+}
+
+bool rec_group_in_grace(const struct group *g)
+{
+	for (size_t i = 0; i < g->nunits; i++)
+		if (rec_in_grace(g->units[i]))
+			return true;
+	return false;
+}
+
+bool rec_unchecked(const struct group *g, uint32_t job)
+{
+	size_t i;
+
+	if (!g->checks)
+		return false;
+	for (i = 0; i < g->nspare && g->spare[i] != job; i++)
+		;
+	if (i == g->nspare)
+		return false;
+	for (i = 0; i < g->nchecked; i++)
+		if (g->checked[i] == job)
+			return false;
+	return true;
+}
+
 /* Remember a job to cancel at time at (now: at once).  Idempotent. */
 int rec_release_at(struct group *g, uint32_t job, int64_t at)
 {

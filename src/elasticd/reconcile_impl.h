@@ -115,6 +115,11 @@ struct group {
 	/* the units the last pass kept as spares (--elastic-spares) */
 	uint32_t spare[ELASTIC_MAX_SPARES];
 	size_t nspare;
+	/* the spares its launcher checked (reconcile_spares_checked): once
+	 * it said which, no other spare joins a world */
+	uint32_t checked[ELASTIC_MAX_SPARES];
+	size_t nchecked;
+	bool checks;
 
 	/* the launcher's last report (reconcile_report) */
 	int64_t last_exit_ms; /* -1: none */
@@ -137,6 +142,7 @@ struct cand {
 	bool in_world;
 	bool used;
 	const struct job_view *j; /* NULL for a submission */
+	bool unchecked;		  /* a spare its launcher has not checked */
 };
 
 /* One increment of the ladder from the base to the target. */
@@ -224,6 +230,13 @@ int rec_lose_world(struct reconcile *r, struct group *g, int64_t now,
 		   struct action_list *out);
 int rec_raise_world(struct reconcile *r, const struct group *g, const char *why,
 		    struct action_list *out);
+/* A unit of g preempted and still running: Slurm has freed, or is
+ * freeing, nodes for a preemptor that may need more of them than one
+ * unit held. */
+bool rec_group_in_grace(const struct group *g);
+/* Job is a spare of g's last pass that its launcher, which checks its
+ * spares, has not said healthy: it joins no world yet. */
+bool rec_unchecked(const struct group *g, uint32_t job);
 int rec_release_at(struct group *g, uint32_t job, int64_t at);
 int rec_send_releases(struct reconcile *r, struct group *g, int64_t now,
 		      struct action_list *out);

@@ -26,9 +26,10 @@ static bool better(const struct cand *c, const struct cand *best)
 	return c->job < best->job;
 }
 
-/* Pick the best unassigned candidate for a slot. */
+/* Pick the best unassigned candidate for a slot; checked: 1 only spares
+ * checked (a world's slot), 0 only spares not, -1 any. */
 static int pick_cand(struct reconcile *r, size_t nc, unsigned size,
-		     enum unit_kind kind, bool running)
+		     enum unit_kind kind, bool running, int checked)
 {
 	int best = -1;
 
@@ -36,7 +37,8 @@ static int pick_cand(struct reconcile *r, size_t nc, unsigned size,
 		const struct cand *c = &r->cands[i];
 
 		if (c->used || c->kind != kind || c->running != running ||
-		    c->nnodes != size)
+		    c->nnodes != size ||
+		    (checked >= 0 && c->unchecked == checked))
 			continue;
 		if (best < 0 || better(c, &r->cands[best]))
 			best = (int)i;
@@ -125,6 +127,7 @@ static int run_candidates(struct run *x)
 			rec_in_world(g, u->id),
 			false,
 			u,
+			rec_unchecked(g, u->id),
 		};
 		if (rec_usable(u))
 			r->cands[x->nc - 1].nnodes = u->nnodes;
@@ -147,8 +150,9 @@ static int run_candidates(struct run *x)
 				continue; /* seen (a unit now) or lost */
 			g->expect[w++] = *e;
 			r->cands[x->nc++] = (struct cand){
-				e->job, e->nnodes, e->kind, false,
-				false,	false,	   NULL,
+				.job = e->job,
+				.nnodes = e->nnodes,
+				.kind = e->kind,
 			};
 		}
 		g->nexpect = w;
@@ -166,26 +170,53 @@ static void run_match(struct run *x)
 
 	for (size_t i = 0; i < x->nslots; i++) {
 		struct slot *s = &r->slots[i];
+		bool world = i < x->nladder;
 
-		s->p_run = pick_cand(r, x->nc, s->size, UNIT_PREEMPTIBLE, true);
-		if (s->p_run < 0)
+		s->p_run = pick_cand(r, x->nc, s->size, UNIT_PREEMPTIBLE, true,
+				     world ? 1 : -1);
+		/* A spare its launcher has not checked: on its way, as a
+		 * pending unit is (still a spare: spares_kept()). */
+		if (s->p_run < 0 && world)
 			s->p_pend = pick_cand(r, x->nc, s->size,
-					      UNIT_PREEMPTIBLE, false);
+					      UNIT_PREEMPTIBLE, true, 0);
+		if (s->p_run < 0 && s->p_pend < 0)
+			s->p_pend = pick_cand(r, x->nc, s->size,
+					      UNIT_PREEMPTIBLE, false, -1);
 	}
 	for (size_t i = 0; i < x->nladder; i++) {
 		struct slot *s = &r->slots[i];
 
 		if (s->p_run >= 0)
 			continue;
-		s->od_run = pick_cand(r, x->nc, s->size, UNIT_ONDEMAND, true);
+		s->od_run =
+		    pick_cand(r, x->nc, s->size, UNIT_ONDEMAND, true, -1);
 		if (s->od_run < 0)
-			s->od_pend =
-			    pick_cand(r, x->nc, s->size, UNIT_ONDEMAND, false);
+			s->od_pend = pick_cand(r, x->nc, s->size, UNIT_ONDEMAND,
+					       false, -1);
 	}
 	for (x->frontier = 0; x->frontier < x->nslots; x->frontier++)
 		if (r->slots[x->frontier].p_run < 0 &&
 		    r->slots[x->frontier].od_run < 0)
 			break;
+}
+
+/* The spares of this pass: the units of the spare slots, and those not
+ * checked yet on their way to the world's. */
+static void spares_kept(struct run *x)
+{
+	struct reconcile *r = x->r;
+	struct group *g = x->g;
+
+	memcpy(x->was_spare, g->spare, g->nspare * sizeof(*g->spare));
+	x->nwas_spare = g->nspare;
+	g->nspare = 0;
+	for (size_t i = 0; i < x->nslots; i++) {
+		int c = i < x->nladder ? r->slots[i].p_pend : r->slots[i].p_run;
+
+		if (c >= 0 && (i >= x->nladder || r->cands[c].unchecked) &&
+		    g->nspare < ELASTIC_MAX_SPARES)
+			g->spare[g->nspare++] = r->cands[c].job;
+	}
 }
 
 /* Units that fit no slot, and preempted units, are released. */
@@ -319,17 +350,6 @@ static int run_can_submit(struct run *x)
 	return 0;
 }
 
-/* A unit of the group preempted and still running: Slurm has freed, or
- * is freeing, nodes for a preemptor that may need more of them than one
- * unit held. */
-static bool run_in_grace(const struct run *x)
-{
-	for (size_t i = 0; i < x->g->nunits; i++)
-		if (rec_in_grace(x->g->units[i]))
-			return true;
-	return false;
-}
-
 /* Preemptible units for every slot lacking one (with --elastic-sizes only
  * up to the first slot not held; spares once every slot of the world is
  * held: a growth first).  None while a preemption's grace runs:
@@ -341,7 +361,7 @@ static int run_submit_preemptible(struct run *x)
 	struct reconcile *r = x->r;
 	int rc;
 
-	if (run_in_grace(x))
+	if (rec_group_in_grace(x->g))
 		return 0;
 	for (size_t i = 0; i < x->nslots; i++) {
 		struct slot *s = &r->slots[i];
@@ -651,12 +671,7 @@ int rec_step_running(struct reconcile *r, struct group *g,
 	if (run_candidates(x) < 0)
 		return -1;
 	run_match(x);
-	memcpy(x->was_spare, g->spare, g->nspare * sizeof(*g->spare));
-	x->nwas_spare = g->nspare;
-	g->nspare = 0;
-	for (size_t i = x->nladder; i < x->nslots; i++)
-		if (r->slots[i].p_run >= 0 && g->nspare < ELASTIC_MAX_SPARES)
-			g->spare[g->nspare++] = r->cands[r->slots[i].p_run].job;
+	spares_kept(x);
 	if (run_releases(x) < 0)
 		return -1;
 	run_losses(x);

@@ -27,8 +27,8 @@ enum suspect_action {
 	SUSPECT_DRAIN,	 /* drain it (counted in the window) */
 	SUSPECT_REPORT,	 /* SuspectNodes=report */
 	SUSPECT_CAPPED,	 /* the hour's drains are used up: report only */
-	SUSPECT_ALREADY, /* drained by elasticd already (a report again at
-			  * each relaunch): not counted again */
+	SUSPECT_ALREADY, /* drained already, by elasticd (a report again at
+			  * each relaunch) or another: not counted again */
 };
 
 enum suspect_action suspect_decide(struct suspect_window *w,

@@ -233,8 +233,15 @@ static void report_args(void **state)
 static void suspect_args(void **state)
 {
 	static const char *const bad_node[] = {
-		NULL, "", "n[1-2]", "n1,n2", "n 1", "n1;x", "n1&why=hang",
-		"12345678901234567890123456789012345678901234567890123456789012345",
+		NULL,
+		"",
+		"n[1-2]",
+		"n1,n2",
+		"n 1",
+		"n1;x",
+		"n1&why=hang",
+		"12345678901234567890123456789012345678901234567890123456789012"
+		"345",
 	};
 	static const char *const bad_why[] = { NULL, "", "crash", "Hang",
 					       "lost " };
@@ -250,19 +257,49 @@ static void suspect_args(void **state)
 	assert_int_equal(route_parse_suspect("n1", "straggler", &s, &why), 0);
 	for (size_t i = 0; i < sizeof(bad_node) / sizeof(bad_node[0]); i++) {
 		why = NULL;
-		assert_int_equal(route_parse_suspect(bad_node[i], "lost", &s,
-						     &why),
-				 -1);
+		assert_int_equal(
+		    route_parse_suspect(bad_node[i], "lost", &s, &why), -1);
 		assert_non_null(strstr(why, "node: "));
 	}
 	for (size_t i = 0; i < sizeof(bad_why) / sizeof(bad_why[0]); i++) {
 		why = NULL;
-		assert_int_equal(route_parse_suspect("n1", bad_why[i], &s, &why),
-				 -1);
+		assert_int_equal(
+		    route_parse_suspect("n1", bad_why[i], &s, &why), -1);
 		assert_string_equal(why, "why: what the node did is required "
-					 "(allowed: lost, hang, straggler)");
+					 "(allowed: lost, hang, straggler, "
+					 "spare-check)");
 	}
+	assert_int_equal(route_parse_suspect("n1", "spare-check", &s, &why), 0);
+	assert_int_equal(s.fault, 3);
 	assert_true(route_needs_auth(&(struct route){ .kind = ROUTE_SUSPECT }));
+}
+
+/* The spares a launcher checked: job ids, none, bounded. */
+static void spares_checked_arg(void **state)
+{
+	static const char *const bad[] = { "x",	 "1,", "1,,2", "0",
+					   "-1", "+1", "1 2",  "4294967296",
+					   ",1", "1;2" };
+	uint32_t jobs[4];
+	size_t n = 9;
+	const char *why = NULL;
+
+	(void)state;
+	assert_int_equal(route_parse_jobs("", jobs, 4, &n, &why), 0);
+	assert_int_equal(n, 0);
+	assert_int_equal(route_parse_jobs("12,4294967295", jobs, 4, &n, &why),
+			 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(jobs[0], 12);
+	assert_int_equal(jobs[1], 4294967295u);
+	assert_int_equal(route_parse_jobs("1,2,3,4,5", jobs, 4, &n, &why), -1);
+	assert_non_null(strstr(why, "spares_checked: "));
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		why = NULL;
+		assert_int_equal(route_parse_jobs(bad[i], jobs, 4, &n, &why),
+				 -1);
+		assert_non_null(strstr(why, "spares_checked: "));
+	}
 }
 
 static void route_allow_and_auth(void **state)
@@ -581,6 +618,7 @@ int main(void)
 		cmocka_unit_test(route_allow_and_auth),
 		cmocka_unit_test(report_args),
 		cmocka_unit_test(suspect_args),
+		cmocka_unit_test(spares_checked_arg),
 		cmocka_unit_test(notify_args),
 		cmocka_unit_test(route_nodes),
 		cmocka_unit_test(lookup_limit),

@@ -151,6 +151,52 @@ static void spare_replaces_failed(void **state)
 	sim_free(s);
 }
 
+/* A launcher that checks its spares said none is checked yet: a failed
+ * member's place waits for the spare (no other unit asked for, within
+ * the fault timeout), which joins no world until it is said checked;
+ * then it does, at once. */
+static void spare_checked_before_world(void **state)
+{
+	struct sim *s = with_spares(1, 3, 1);
+	uint32_t before[8], after[8], ids[8], spare = 0;
+	struct reconcile_group_status st;
+	size_t n;
+
+	(void)state;
+	st = status(s, before, 8);
+	n = units(s, PHASE_RUNNING, ANY, ids, 8);
+	for (size_t i = 0; i < n; i++)
+		if (!in(before, st.nworld, ids[i]))
+			spare = ids[i];
+	assert_int_not_equal(spare, 0);
+	assert_int_equal(reconcile_spares_checked(s->r, BASE, NULL, 0), 0);
+	assert_int_equal(reconcile_spares_checked(s->r, BASE + 999, NULL, 0),
+			 -1);
+	end_job(s, before[1], END_FAILED);
+	for (int i = 0; i < 3; i++) {
+		pass(s);
+		st = status(s, after, 8);
+		assert_int_equal(st.state, GROUP_DEGRADED);
+		assert_false(in(after, st.nworld, spare));
+		assert_int_equal(s->submits, 0);
+		assert_int_equal(s->cancels, 0);
+		view_says(s, 1, 0);
+		advance(s, 1000);
+	}
+	/* Another spare checked is not this one. */
+	ids[0] = spare + 1000;
+	assert_int_equal(reconcile_spares_checked(s->r, BASE, ids, 1), 0);
+	pass(s);
+	assert_false(in(after, status(s, after, 8).nworld, spare));
+	assert_int_equal(reconcile_spares_checked(s->r, BASE, &spare, 1), 0);
+	pass(s);
+	st = status(s, after, 8);
+	assert_int_equal(st.world_nodes, 3);
+	assert_true(in(after, st.nworld, spare));
+	assert_int_equal(s->submits, 1); /* the next spare */
+	sim_free(s);
+}
+
 /* Spares where Slurm takes them first (SparePartitions, SpareQOS): the
  * world's units in PreemptiblePartitions, every spare (the first, and
  * the one asked for after a swap) in the spares' partition and QOS. */
@@ -283,6 +329,7 @@ int main(void)
 		cmocka_unit_test(spares_after_the_world),
 		cmocka_unit_test(spare_replaces_failed),
 		cmocka_unit_test(spares_where_taken_first),
+		cmocka_unit_test(spare_checked_before_world),
 		cmocka_unit_test(spare_replaces_preempted),
 		cmocka_unit_test(no_spare_waits),
 		cmocka_unit_test(spares_within_the_cap),
