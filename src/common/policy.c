@@ -60,6 +60,8 @@ static const struct key {
 	{ "OnDemandQOS", T_NAME, F(ondemand_qos) },
 	{ "SparePartitions", T_LIST, F(spare_partitions) },
 	{ "SpareQOS", T_NAME, F(spare_qos) },
+	{ "SpareCheck", T_ABSPATH, F(spare_check) },
+	{ "SpareCheckTimeout", T_SECONDS, F(spare_check_timeout) },
 	{ "EvalPartition", T_NAME, F(eval_partition) },
 	{ "OnDemand", T_BOOL, F(ondemand_allowed) },
 	{ "OnDemandUsers", T_LIST, F(ondemand_users) },
@@ -270,6 +272,7 @@ void policy_defaults(struct elastic_policy *p)
 	p->default_stragglers = POLICY_STRAGGLERS_REPORT;
 	p->straggler_steps = POLICY_STRAGGLER_STEPS_DEFAULT;
 	p->straggler_factor = POLICY_STRAGGLER_FACTOR_DEFAULT;
+	p->spare_check_timeout = POLICY_SPARE_CHECK_TIMEOUT_DEFAULT;
 }
 
 static const struct key *find_key(const char *name)
@@ -598,6 +601,12 @@ static int check_policy(const struct elastic_policy *p, const char *name,
 		return elastic_errorf(err,
 				      "%s: DefaultKeep=%u is above MaxKeep=%u",
 				      name, p->default_keep, p->max_keep);
+	if (!p->spare_check_timeout)
+		return elastic_errorf(err,
+				      "%s: SpareCheckTimeout=0: seconds a "
+				      "spare's check may take (allowed: 1 "
+				      "to %u)",
+				      name, MAX_SECONDS);
 	if (p->default_spares > p->max_spares)
 		return elastic_errorf(err,
 				      "%s: DefaultSpares=%u is above "

@@ -18,6 +18,7 @@
 /* MaxSpares and DefaultSpares: 0 to POLICY_SPARES_MAX units. */
 #define POLICY_SPARES_MAX	  64
 #define POLICY_DEFAULT_MAX_SPARES 2
+#define POLICY_SPARE_CHECK_TIMEOUT_DEFAULT 60
 /* A node's silence the launcher allows (--elastic-heartbeat-timeout,
  * DefaultHeartbeatTimeout): 0 (no heartbeats), or MIN to MAX seconds. */
 #define POLICY_DEFAULT_HEARTBEAT_TIMEOUT 5
@@ -203,6 +204,11 @@ struct elastic_policy {
 	enum policy_stragglers default_stragglers;
 	unsigned straggler_steps;
 	unsigned straggler_factor;
+	/* SpareCheck, SpareCheckTimeout: what the launchers run on a spare's
+	 * nodes (as the job's owner) before it may join a world, "" = none,
+	 * and for how long at most */
+	char spare_check[POLICY_PATH_MAX + 1];
+	unsigned spare_check_timeout;
 };
 
 /* ElasticdPollInterval's defaults: the poll is the safety net under

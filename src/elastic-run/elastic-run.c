@@ -414,6 +414,9 @@ static int job_setup(struct config *c, struct source *src,
 		if (pol) {
 			c->straggler_steps = pol->straggler_steps;
 			c->straggler_factor = pol->straggler_factor;
+			snprintf(c->spare_check, sizeof(c->spare_check), "%s",
+				 pol->spare_check);
+			c->spare_check_timeout = pol->spare_check_timeout;
 		}
 		rc = ckpt_setup(c, pol);
 		if (rc < 0) {

@@ -124,6 +124,9 @@ struct config {
 	const char *plm;
 	/* The in-place resizes' world channel, NULL when off. */
 	struct inplace *ip;
+	/* SpareCheck, SpareCheckTimeout (elastic.conf): "" for none. */
+	char spare_check[POLICY_PATH_MAX + 1];
+	unsigned spare_check_timeout;
 };
 
 /* The job's current allocation and elastic options, in one RPC. */
@@ -402,6 +405,16 @@ void spares_tend(const struct config *c, const struct members *ms,
 bool spares_take(uint32_t job, struct launch *jl);
 size_t spares_warm(void);
 void spares_stop(void);
+/* sparecheck.c: health before use.  _tend() at every poll of a launch
+ * (ms's new spares checked, one that fails cancelled and its node
+ * reported); _ok() whether job passed; _list() those that passed, as
+ * elasticd hears it ("JOB,JOB"); _usable() leaves in ms only the spares
+ * that passed. */
+void sparecheck_tend(const struct config *c, struct source *src,
+		     const struct members *ms, unsigned restart);
+bool sparecheck_ok(uint32_t job);
+const char *sparecheck_list(void);
+void sparecheck_usable(struct members *ms);
 /* Entry i of from (one srun) to the end of l (l->n < MAX_MEMBERS). */
 void launch_append(struct launch *l, const struct launch *from, size_t i);
 /* Kill entry i's steps and srun, without waiting (reap() takes it). */

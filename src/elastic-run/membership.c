@@ -397,18 +397,24 @@ static enum fetch_result request(const struct apiclient *c, const char *method,
 }
 
 enum fetch_result elasticd_fetch(const struct apiclient *c, uint32_t job,
-				 unsigned timeout_ms, struct members *ms,
-				 elastic_error_t *err)
+				 const char *checked, unsigned timeout_ms,
+				 struct members *ms, elastic_error_t *err)
 {
 	struct apiclient_body b = { .max = MAX_GROUP_BODY };
 	enum fetch_result fr;
-	char path[64];
+	char path[64 + 11 * MEMBERS_SPARES_MAX * 2];
 	long status;
 	int r;
 
 	/* "launcher": elasticd takes the question for a sign of life of the
-	 * batch host (elasticd-api(7)). */
-	snprintf(path, sizeof(path), "/v1/groups/%u?launcher=1", job);
+	 * batch host, and from then on takes only the spares it names
+	 * checked into a world (elasticd-api(7)). */
+	if (snprintf(path, sizeof(path),
+		     "/v1/groups/%u?launcher=1&spares_checked=%s", job,
+		     checked) >= (int)sizeof(path)) {
+		elastic_errorf(err, "spares_checked: too long");
+		return FETCH_ERROR;
+	}
 	fr = request(c, "GET", path, timeout_ms, &status, &b, err);
 	if (fr != FETCH_OK) {
 		/* said by err */

@@ -129,10 +129,11 @@ enum fetch_result {
 	FETCH_ERROR,	   /* refused credential, bad answer: err says */
 };
 
-/* GET /v1/groups/<job>, within timeout_ms (apiclient_request). */
+/* GET /v1/groups/<job>, within timeout_ms (apiclient_request), saying
+ * which spares the launcher checked (checked: "JOB,JOB", "" for none). */
 enum fetch_result elasticd_fetch(const struct apiclient *c, uint32_t job,
-				 unsigned timeout_ms, struct members *ms,
-				 elastic_error_t *err);
+				 const char *checked, unsigned timeout_ms,
+				 struct members *ms, elastic_error_t *err);
 
 /*
  * POST /v1/groups/<job>/report: the ranks run in world generation, and

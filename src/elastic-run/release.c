@@ -184,6 +184,22 @@ const char *lost_addrs(const struct watch *w, char *out, size_t len)
 	return off ? out : NULL;
 }
 
+static bool own_swap(const struct members *ms, const uint32_t *jobs, size_t n,
+		     struct members *nm)
+{
+	struct members *usable = malloc(sizeof(*usable));
+	elastic_error_t err;
+	bool ok;
+
+	if (!usable)
+		return false;
+	*usable = *ms;
+	sparecheck_usable(usable);
+	ok = members_swap(usable, jobs, n, nm, &err) == 0;
+	free(usable);
+	return ok;
+}
+
 bool own_world(const struct config *c, struct source *src,
 	       const struct members *ms, const struct watch *w,
 	       struct members *nm)
@@ -204,8 +220,9 @@ bool own_world(const struct config *c, struct source *src,
 			return false;
 		jobs[n++] = j;
 	}
-	/* A spare of as many nodes in each one's place: the same size. */
-	if (members_swap(ms, jobs, n, nm, &err) == 0) {
+	/* A spare of as many nodes in each one's place (one that passed
+	 * its checks: sparecheck.c): the same size. */
+	if (own_swap(ms, jobs, n, nm)) {
 		src->own_from = ms->generation;
 		return true;
 	}

@@ -98,7 +98,8 @@ void spares_tend(const struct config *c, const struct members *ms,
 	if (!c->ip || now_s() < next_try || !inplace_capable(c, ms))
 		return;
 	for (k = 0; k < ms->nspare && warm.n < MAX_MEMBERS; k++)
-		if (launch_index(&warm, ms->spare[k].job_id) < 0 &&
+		if (sparecheck_ok(ms->spare[k].job_id) &&
+		    launch_index(&warm, ms->spare[k].job_id) < 0 &&
 		    warm_start(c, ms, k, restart) < 0) {
 			elog_warn("spare %u: its ranks did not start; again "
 				  "in %d s",

@@ -152,6 +152,7 @@ void watch_launch(const struct config *c, struct source *src,
 		inplace_reap();
 		/* Noted while all the ranks live. */
 		inplace_capable(c, ms);
+		sparecheck_tend(c, src, ms, restart);
 		spares_tend(c, ms, restart);
 	}
 

@@ -155,8 +155,8 @@ static enum fetch_result ed_fetch(const struct config *c, struct source *src,
 				  struct members *ms)
 {
 	elastic_error_t err;
-	enum fetch_result fr =
-	    elasticd_fetch(&src->ed, c->job_id, ED_TIMEOUT_MS, ms, &err);
+	enum fetch_result fr = elasticd_fetch(
+	    &src->ed, c->job_id, sparecheck_list(), ED_TIMEOUT_MS, ms, &err);
 
 	if (fr == FETCH_OK)
 		fr = world_is_ours(c, src, ms, &err);

@@ -57,8 +57,14 @@ the_end() {
 	trained_well "the swap"
 	no_units() { [ -z "$(slurm_units "$base" RUNNING; slurm_units "$base" PENDING)" ]; }
 	ok "$1: no unit is left" wait_until 60 no_units
-	no_ranks() { ! pgrep -u "$TEST_USER" -f 'train_ddp\.py' >/dev/null; }
-	ok "$1: no rank is left on any node" wait_until 30 no_ranks
+	# This cluster's nodes only: another cluster on the host may run
+	# the same user's ranks.
+	no_ranks() {
+		local n
+		for n in $(sinfo -h -N -o '%N' | sort -u); do [ -z "$(ranks_on "$n")" ] || return 1; done
+	}
+	ok "$1: no rank is left on any node" wait_until 30 no_ranks ||
+		diag "$(for n in $(sinfo -h -N -o '%N' | sort -u); do echo "$n: $(ranks_on "$n")"; done)"
 }
 
 ed_write_conf SparePartitions=spare

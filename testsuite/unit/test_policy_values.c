@@ -161,24 +161,53 @@ static void straggler_keys(void **state)
 	assert_int_equal(p.default_stragglers, POLICY_STRAGGLERS_OFF);
 	must_parse_policy(&p, "StragglerFactor=1.5\n");
 	assert_int_equal(p.straggler_factor, 150);
-	must_fail_policy("DefaultStragglers=drain\n",
-			 "e.conf:1: DefaultStragglers=drain: not valid (allowed: "
-			 "report, evict, off)");
+	must_fail_policy(
+	    "DefaultStragglers=drain\n",
+	    "e.conf:1: DefaultStragglers=drain: not valid (allowed: "
+	    "report, evict, off)");
 	must_fail_policy("StragglerSteps=1\n",
 			 "e.conf:1: StragglerSteps=1: steps of a window "
 			 "(allowed: 2 to 100000)");
-	static const char *const bad[] = { "1.1", "1.125", "x", "2.", ".5",
-					   "101", "0" };
+	static const char *const bad[] = { "1.1", "1.125", "x", "2.",
+					   ".5",  "101",   "0" };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		char conf[64], msg[160];
 
 		snprintf(conf, sizeof(conf), "StragglerFactor=%s\n", bad[i]);
-		snprintf(msg, sizeof(msg),
-			 "e.conf:1: StragglerFactor=%s: times the others' median "
-			 "step (allowed: 1.2 to 100, two decimals at most)",
-			 bad[i]);
+		snprintf(
+		    msg, sizeof(msg),
+		    "e.conf:1: StragglerFactor=%s: times the others' median "
+		    "step (allowed: 1.2 to 100, two decimals at most)",
+		    bad[i]);
 		must_fail_policy(conf, msg);
 	}
+}
+
+/* SpareCheck (an absolute path, none by default) and SpareCheckTimeout
+ * (1 to 86400 s, 60 by default). */
+static void spare_check_keys(void **state)
+{
+	struct elastic_policy p;
+
+	(void)state;
+	must_parse_policy(&p, "");
+	assert_string_equal(p.spare_check, "");
+	assert_int_equal(p.spare_check_timeout, 60);
+	must_parse_policy(&p, "SpareCheck=/usr/local/sbin/gpu-health\n"
+			      "SpareCheckTimeout=5\n");
+	assert_string_equal(p.spare_check, "/usr/local/sbin/gpu-health");
+	assert_int_equal(p.spare_check_timeout, 5);
+	must_parse_policy(&p, "SpareCheck=/x\nSpareCheck=\n");
+	assert_string_equal(p.spare_check, "");
+	must_fail_policy("SpareCheck=gpu-health\n",
+			 "e.conf:1: SpareCheck=gpu-health: must be an absolute "
+			 "path");
+	must_fail_policy("SpareCheckTimeout=0\n",
+			 "e.conf: SpareCheckTimeout=0: seconds a spare's check "
+			 "may take (allowed: 1 to 86400)");
+	must_fail_policy("SpareCheckTimeout=86401\n",
+			 "e.conf:1: SpareCheckTimeout=86401: out of range "
+			 "(allowed: 0 to 86400)");
 }
 
 /* SuspectNodes: drain (the default) or report. */
@@ -672,6 +701,7 @@ int main(void)
 		cmocka_unit_test(list_join_bounded),
 		cmocka_unit_test(ondemand_words),
 		cmocka_unit_test(straggler_keys),
+		cmocka_unit_test(spare_check_keys),
 	};
 	return cmocka_run_group_tests_name("policy_values", tests, NULL, NULL);
 }
