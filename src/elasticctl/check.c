@@ -407,4 +407,5 @@ void check_site(const struct check_site *s, struct check_findings *out)
 	check_elasticd(s, out);
 	check_clock(s, out);
 	check_munge(s, out);
+	check_spare_check(s, out);
 }

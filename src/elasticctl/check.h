@@ -188,6 +188,15 @@ struct check_munge {
 	char error[CHECK_WHY_MAX];	  /* "" if the round trip worked */
 };
 
+/* SpareCheck's program on this host, and its directory. */
+struct check_program {
+	bool probed; /* SpareCheck set, looked at */
+	int err;     /* stat's errno, 0 if found */
+	bool regular;
+	unsigned mode, dir_mode;
+	uint32_t uid, dir_uid;
+};
+
 /* What this host found about itself. */
 struct check_host {
 	struct check_stack stack; /* read only when stack_read */
@@ -203,6 +212,7 @@ struct check_host {
 	double ctld_skew, ed_skew;
 	struct check_munge munge[CHECK_MUNGE_MAX];
 	unsigned nmunge;
+	struct check_program spare_check;
 };
 
 /* Everything the checks look at. */
@@ -258,6 +268,7 @@ void check_plugstack(const struct check_site *s, struct check_findings *out);
 void check_elasticd(const struct check_site *s, struct check_findings *out);
 void check_clock(const struct check_site *s, struct check_findings *out);
 void check_munge(const struct check_site *s, struct check_findings *out);
+void check_spare_check(const struct check_site *s, struct check_findings *out);
 
 /*
  * One line of plugstack.conf as Slurm's SPANK reads it: '#' starts a

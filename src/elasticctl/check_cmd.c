@@ -161,6 +161,7 @@ static struct check_reading *look(struct check_site *s,
 			 "cannot initialise libcurl");
 	}
 	check_probe_munge(s, c);
+	check_probe_spare_check(s);
 	return r;
 }
 

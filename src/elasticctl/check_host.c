@@ -333,3 +333,46 @@ void check_munge(const struct check_site *s, struct check_findings *out)
 			  "(systemctl enable --now munge)");
 	}
 }
+
+/* SpareCheck runs on every compute node, as each job's owner: it must be
+ * there, and no user may change it (sticky world-writable /tmp
+ * included: its files are their owners'). */
+void check_spare_check(const struct check_site *s, struct check_findings *out)
+{
+	const struct check_program *p = &s->host.spare_check;
+	struct check_finding *f;
+
+	if (!p->probed)
+		return;
+	out->ran |= 1u << CHECK_ELASTIC_CONF;
+	if (!p->err && p->regular && (p->mode & 0111) && !p->uid &&
+	    !(p->mode & 022) && !p->dir_uid && !(p->dir_mode & 022))
+		return;
+	f = check_add(out, CHECK_ELASTIC_CONF, "SpareCheck=%s",
+		      s->policy->spare_check);
+	if (!f)
+		return;
+	if (p->err) {
+		check_say(f->problem, sizeof(f->problem),
+			  "not on this host (%s): every spare here fails its "
+			  "check and is cancelled",
+			  strerror(p->err));
+		check_say(f->fix, sizeof(f->fix),
+			  "install it on every compute node, or unset "
+			  "SpareCheck");
+	} else if (!p->regular || !(p->mode & 0111)) {
+		check_say(f->problem, sizeof(f->problem),
+			  "not an executable file: every spare here fails "
+			  "its check and is cancelled");
+		check_say(f->fix, sizeof(f->fix), "chmod 755 %s",
+			  s->policy->spare_check);
+	} else {
+		check_say(f->problem, sizeof(f->problem),
+			  "it or its directory is writable by another than "
+			  "root: a user could change what every group's "
+			  "launcher runs as its job's owner");
+		check_say(f->fix, sizeof(f->fix),
+			  "chown root and chmod go-w %s and its directory",
+			  s->policy->spare_check);
+	}
+}

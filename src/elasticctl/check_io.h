@@ -35,6 +35,8 @@ void check_probe_elasticd(struct check_site *s, const struct check_client *c);
 /* A munge credential made and read back, on Slurm's socket and on the
  * clients'. */
 void check_probe_munge(struct check_site *s, const struct check_client *c);
+/* SpareCheck's program and its directory, when elastic.conf sets it. */
+void check_probe_spare_check(struct check_site *s);
 
 /*
  * This host's checks on compute node node, in a one-task step: self (this

@@ -403,3 +403,29 @@ void check_probe_munge(struct check_site *s, const struct check_client *c)
 	m->who = who ? who : "elasticctl and the launchers";
 	munge_round_trip(m);
 }
+
+void check_probe_spare_check(struct check_site *s)
+{
+	struct check_program *p = &s->host.spare_check;
+	char dir[POLICY_PATH_MAX + 1], *slash;
+	struct stat st;
+
+	if (!s->policy || !s->policy->spare_check[0])
+		return;
+	p->probed = true;
+	if (stat(s->policy->spare_check, &st) != 0) {
+		p->err = errno;
+		return;
+	}
+	p->regular = S_ISREG(st.st_mode);
+	p->mode = st.st_mode & 07777;
+	p->uid = st.st_uid;
+	snprintf(dir, sizeof(dir), "%s", s->policy->spare_check);
+	slash = strrchr(dir, '/');
+	if (slash)
+		slash[slash == dir] = '\0';
+	if (stat(dir, &st) == 0) {
+		p->dir_mode = st.st_mode & 07777;
+		p->dir_uid = st.st_uid;
+	}
+}

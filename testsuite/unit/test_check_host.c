@@ -312,6 +312,43 @@ static void munge(void **state)
 	free(g);
 }
 
+/* SpareCheck: on this host, executable, changed by root alone. */
+static void spare_check(void **state)
+{
+	struct good_site *g =
+	    good_site("SpareCheck=/usr/local/sbin/gpu-health\n");
+	struct check_program *p = &g->s.host.spare_check;
+	const char *subject = "SpareCheck=/usr/local/sbin/gpu-health";
+
+	(void)state;
+	*p = (struct check_program){
+		.probed = true, .regular = true, .mode = 0755, .dir_mode = 0755
+	};
+	expect_none(&g->s);
+	p->err = ENOENT;
+	expect_one(&g->s, CHECK_ELASTIC_CONF, subject,
+		   "not on this host (No such file or directory): every "
+		   "spare here fails its check",
+		   "install it on every compute node, or unset SpareCheck");
+	p->err = 0;
+	p->mode = 0644;
+	expect_one(&g->s, CHECK_ELASTIC_CONF, subject, "not an executable file",
+		   "chmod 755");
+	p->mode = 0757;
+	expect_one(&g->s, CHECK_ELASTIC_CONF, subject,
+		   "writable by another than root",
+		   "chown root and chmod go-w");
+	p->mode = 0755;
+	p->dir_mode = 01777; /* /tmp */
+	expect_one(&g->s, CHECK_ELASTIC_CONF, subject,
+		   "writable by another than root", NULL);
+	p->dir_mode = 0755;
+	p->uid = 1001;
+	expect_one(&g->s, CHECK_ELASTIC_CONF, subject,
+		   "writable by another than root", NULL);
+	free(g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -325,6 +362,7 @@ int main(void)
 		cmocka_unit_test(elasticd_address),
 		cmocka_unit_test(clocks),
 		cmocka_unit_test(munge),
+		cmocka_unit_test(spare_check),
 	};
 	return cmocka_run_group_tests_name("check_host", tests, NULL, NULL);
 }
