@@ -35,7 +35,7 @@ struct check {
 
 static struct check checks[CHECKS_MAX];
 static size_t nchecks;
-static char list[CHECKS_MAX * 11 + 1];
+static char list[MEMBERS_SPARES_MAX * 11 + 1];
 
 static struct check *find(uint32_t job)
 {
@@ -258,16 +258,27 @@ static void check_new(const struct config *c, struct source *src,
 			     "SpareCheck did not start", restart, ms->nnodes);
 }
 
-static void list_update(void)
+/* The spares that passed, then those members that did (swapped in by
+ * this launcher before elasticd's next world): MEMBERS_SPARES_MAX ids at
+ * most, elasticd's bound. */
+static void list_update(const struct members *ms)
 {
-	size_t off = 0;
+	size_t off = 0, n = 0;
 
 	list[0] = '\0';
-	for (size_t i = 0; i < nchecks; i++)
-		if (checks[i].state == CHECK_OK)
+	for (int spares = 1; spares >= 0; spares--)
+		for (size_t i = 0; i < nchecks && n < MEMBERS_SPARES_MAX; i++) {
+			bool spare = false;
+
+			for (size_t k = 0; k < ms->nspare; k++)
+				spare |= ms->spare[k].job_id == checks[i].job;
+			if (checks[i].state != CHECK_OK || spare != spares)
+				continue;
 			off += (size_t)snprintf(list + off, sizeof(list) - off,
 						"%s%u", off ? "," : "",
 						checks[i].job);
+			n++;
+		}
 }
 
 void sparecheck_tend(const struct config *c, struct source *src,
@@ -314,7 +325,7 @@ void sparecheck_tend(const struct config *c, struct source *src,
 					     ms->nnodes);
 		}
 	}
-	list_update();
+	list_update(ms);
 }
 
 bool sparecheck_ok(uint32_t job)
