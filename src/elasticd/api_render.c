@@ -315,8 +315,9 @@ static void metrics_cycles(FILE *f, const struct elasticd_metrics *m)
 		m->starts_told);
 
 	family(f, "elasticd_suspect_nodes_total", "counter",
-	       "Nodes the groups' launchers found lost, hung or straggling, "
-	       "by fault and what elasticd did (SuspectNodes).");
+	       "Nodes the groups' launchers found lost, hung, straggling or "
+	       "failing a spare's check, by fault and what elasticd did "
+	       "(SuspectNodes).");
 	for (size_t i = 0; i < SUSPECT_FAULTS; i++)
 		for (size_t a = 0; a < 2; a++)
 			fprintf(f,

@@ -449,8 +449,8 @@ static void metrics_format(void **state)
 				 REG_EXTENDED),
 			 0);
 	assert_int_equal(regcomp(&re_sample,
-				 "^([a-z_]+)(\\{[a-z_]+=\"[A-Za-z_]+\""
-				 "(,[a-z_]+=\"[A-Za-z_]+\")*\\})? "
+				 "^([a-z_]+)(\\{[a-z_]+=\"[A-Za-z_-]+\""
+				 "(,[a-z_]+=\"[A-Za-z_-]+\")*\\})? "
 				 "-?[0-9]+(\\.[0-9]+)?$",
 				 REG_EXTENDED),
 			 0);
