@@ -85,6 +85,18 @@ static bool node_unfit(const char *node, char *why, size_t len)
 	return bad;
 }
 
+/* The first node of a node list, into node. */
+static void first_node(const char *nodes, char *node, size_t len)
+{
+	compat_hostlist_t h = slurm_hostlist_create(nodes);
+	char *first = h ? slurm_hostlist_shift(h) : NULL;
+
+	snprintf(node, len, "%s", first ? first : nodes);
+	free(first);
+	if (h)
+		slurm_hostlist_destroy(h);
+}
+
 /* The first node of nodes that Slurm says is unfit, into node. */
 static bool nodes_unfit(const char *nodes, char *node, size_t nlen, char *why,
 			size_t len)
@@ -176,9 +188,9 @@ static bool check_done(const struct config *c, struct check *k,
 		kill(k->pid, SIGKILL);
 		waitpid(k->pid, &status, 0);
 	}
-	/* What its tasks wrote before the end. */
-	fcntl(k->out, F_SETFL, fcntl(k->out, F_GETFL) & ~O_NONBLOCK);
-	while (!late && k->len < sizeof(k->buf) - 1 &&
+	/* What it wrote before its end is in the pipe (never a blocking
+	 * read: a task's child could hold the pipe open). */
+	while (k->len < sizeof(k->buf) - 1 &&
 	       (r = read(k->out, k->buf + k->len,
 			 sizeof(k->buf) - 1 - k->len)) > 0)
 		k->len += (size_t)r;
@@ -204,18 +216,12 @@ static bool check_done(const struct config *c, struct check *k,
 			 WEXITSTATUS(status) != 0 || !nn)) {
 		/* No word of the node at fault (a check that hangs, an srun
 		 * that failed): the spare's first node. */
-		compat_hostlist_t h = slurm_hostlist_create(nodes);
-		char *first = h ? slurm_hostlist_shift(h) : NULL;
-
-		snprintf(node, nlen, "%s", first ? first : nodes);
+		first_node(nodes, node, nlen);
 		if (late)
 			snprintf(why, len, "SpareCheck ran over %u s",
 				 c->spare_check_timeout);
 		else
 			snprintf(why, len, "SpareCheck did not run");
-		free(first);
-		if (h)
-			slurm_hostlist_destroy(h);
 	}
 	return true;
 }
@@ -228,7 +234,7 @@ static void check_new(const struct config *c, struct source *src,
 	char node[65], why[160];
 
 	if (nchecks == CHECKS_MAX) {
-		/* The oldest failures first: their units are gone. */
+		/* A failure's entry: its unit is cancelled. */
 		size_t f;
 
 		for (f = 0; f < nchecks && checks[f].state != CHECK_FAILED; f++)
@@ -253,9 +259,11 @@ static void check_new(const struct config *c, struct source *src,
 		return;
 	}
 	k->state = CHECK_RUNNING;
-	if (check_start(c, k, ms->spare[i].nnodes) < 0)
-		check_failed(c, src, k, spare_nodes(ms, i),
-			     "SpareCheck did not start", restart, ms->nnodes);
+	if (check_start(c, k, ms->spare[i].nnodes) < 0) {
+		first_node(spare_nodes(ms, i), node, sizeof(node));
+		check_failed(c, src, k, node, "SpareCheck did not start",
+			     restart, ms->nnodes);
+	}
 }
 
 /* The spares that passed, then those members that did (swapped in by
