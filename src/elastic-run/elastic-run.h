@@ -316,6 +316,9 @@ void observe(const struct config *c, struct source *src, struct members *ms,
 	     const struct launch *l, struct watch *w, struct launch_obs *o);
 
 void node_addr(const char *node, char *out, size_t len);
+/* A node state (node_info_t.node_state) that takes no ranks: down,
+ * failing or not responding (a drain is for the caller to weigh). */
+bool node_state_down(uint32_t st);
 void report_up(const struct config *c, struct source *src,
 	       const struct members *ms);
 int launch_members(const struct config *c, const struct members *jm,

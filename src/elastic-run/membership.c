@@ -316,6 +316,14 @@ bool members_same(const struct members *a, const struct members *b)
 	return true;
 }
 
+bool members_has_spare(const struct members *ms, uint32_t job)
+{
+	for (size_t k = 0; k < ms->nspare; k++)
+		if (ms->spare[k].job_id == job)
+			return true;
+	return false;
+}
+
 bool spares_same(const struct members *a, const struct members *b)
 {
 	size_t i, k;
@@ -402,7 +410,7 @@ enum fetch_result elasticd_fetch(const struct apiclient *c, uint32_t job,
 {
 	struct apiclient_body b = { .max = MAX_GROUP_BODY };
 	enum fetch_result fr;
-	char path[64 + 11 * MEMBERS_SPARES_MAX * 2];
+	char path[64 + 11 * MEMBERS_SPARES_MAX];
 	long status;
 	int r;
 

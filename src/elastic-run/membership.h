@@ -103,6 +103,8 @@ int members_swap(const struct members *ms, const uint32_t *jobs, size_t njobs,
 bool members_same(const struct members *a, const struct members *b);
 /* Same spares (in any order)? */
 bool spares_same(const struct members *a, const struct members *b);
+/* Is job one of ms's spares? */
+bool members_has_spare(const struct members *ms, uint32_t job);
 /* cur's spares replaced by nm's, cur's members and their order kept.
  * 0, or -1 with err (out of memory, or the lists do not fit). */
 int members_respare(struct members *cur, const struct members *nm,

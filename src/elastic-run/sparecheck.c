@@ -50,10 +50,7 @@ static bool listed(const struct members *ms, uint32_t job)
 	for (size_t i = 0; i < ms->n; i++)
 		if (ms->m[i].job_id == job)
 			return true;
-	for (size_t k = 0; k < ms->nspare; k++)
-		if (ms->spare[k].job_id == job)
-			return true;
-	return false;
+	return members_has_spare(ms, job);
 }
 
 /* Why node cannot take a world's ranks now, in why; false when it can. */
@@ -70,9 +67,7 @@ static bool node_unfit(const char *node, char *why, size_t len)
 		const node_info_t *n = &msg->node_array[0];
 		uint32_t s = n->node_state;
 
-		bad = (s & (NODE_STATE_DRAIN | NODE_STATE_FAIL |
-			    NODE_STATE_NO_RESPOND)) ||
-		      (s & NODE_STATE_BASE) == NODE_STATE_DOWN;
+		bad = (s & NODE_STATE_DRAIN) || node_state_down(s);
 		if (bad)
 			snprintf(why, len, "%s in Slurm (%.80s)",
 				 s & NODE_STATE_DRAIN ? "drained"
@@ -166,6 +161,18 @@ static void check_failed(const struct config *c, struct source *src,
 		elog_warn("cancel spare %u: %s", k->job, slurm_strerror(errno));
 }
 
+/* What the check wrote so far (the pipe never blocks; what does not fit
+ * is left in it). */
+static void check_read(struct check *k)
+{
+	ssize_t r;
+
+	while (k->len < sizeof(k->buf) - 1 &&
+	       (r = read(k->out, k->buf + k->len,
+			 sizeof(k->buf) - 1 - k->len)) > 0)
+		k->len += (size_t)r;
+}
+
 /* Read what the check's tasks said; at its end (or its deadline), the
  * first node that failed, in node, or "" for none. */
 static bool check_done(const struct config *c, struct check *k,
@@ -174,14 +181,10 @@ static bool check_done(const struct config *c, struct check *k,
 {
 	int status = 0;
 	bool late = now_s() >= k->deadline;
-	ssize_t r;
 	char *line, *save = NULL;
 	unsigned ok = 0, nn = 0;
 
-	while (k->len < sizeof(k->buf) - 1 &&
-	       (r = read(k->out, k->buf + k->len,
-			 sizeof(k->buf) - 1 - k->len)) > 0)
-		k->len += (size_t)r;
+	check_read(k);
 	if (!late && waitpid(k->pid, &status, WNOHANG) == 0)
 		return false;
 	if (late) {
@@ -190,10 +193,7 @@ static bool check_done(const struct config *c, struct check *k,
 	}
 	/* What it wrote before its end is in the pipe (never a blocking
 	 * read: a task's child could hold the pipe open). */
-	while (k->len < sizeof(k->buf) - 1 &&
-	       (r = read(k->out, k->buf + k->len,
-			 sizeof(k->buf) - 1 - k->len)) > 0)
-		k->len += (size_t)r;
+	check_read(k);
 	close(k->out);
 	k->buf[k->len] = '\0';
 	node[0] = '\0';
@@ -276,11 +276,8 @@ static void list_update(const struct members *ms)
 	list[0] = '\0';
 	for (int spares = 1; spares >= 0; spares--)
 		for (size_t i = 0; i < nchecks && n < MEMBERS_SPARES_MAX; i++) {
-			bool spare = false;
-
-			for (size_t k = 0; k < ms->nspare; k++)
-				spare |= ms->spare[k].job_id == checks[i].job;
-			if (checks[i].state != CHECK_OK || spare != spares)
+			if (checks[i].state != CHECK_OK ||
+			    members_has_spare(ms, checks[i].job) != spares)
 				continue;
 			off += (size_t)snprintf(list + off, sizeof(list) - off,
 						"%s%u", off ? "," : "",

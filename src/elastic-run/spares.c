@@ -19,13 +19,6 @@ static struct launch warm; /* one srun per warm spare */
 static bool cut[MAX_MEMBERS];
 static double next_try;
 
-static bool is_spare(const struct members *ms, uint32_t job)
-{
-	for (size_t k = 0; k < ms->nspare; k++)
-		if (ms->spare[k].job_id == job)
-			return true;
-	return false;
-}
 static void warm_drop(size_t i)
 {
 	warm.running -= !warm.done[i];
@@ -89,7 +82,7 @@ void spares_tend(const struct config *c, const struct members *ms,
 		}
 		/* No longer a spare (released, or gone from the group):
 		 * its ranks go, without waiting for them here. */
-		if (!cut[i] && !is_spare(ms, warm.job[i])) {
+		if (!cut[i] && !members_has_spare(ms, warm.job[i])) {
 			launch_cut(&warm, i);
 			cut[i] = true;
 		}

@@ -530,6 +530,11 @@ bool own_job_preempted(uint32_t job_id)
 	compat_free_job_info_msg(msg);
 	return preempted;
 }
+bool node_state_down(uint32_t st)
+{
+	return (st & NODE_STATE_BASE) == NODE_STATE_DOWN ||
+	       (st & (NODE_STATE_FAIL | NODE_STATE_NO_RESPOND));
+}
 /* Every node of the world is up (not down, failing or silent): one RPC. */
 static bool nodes_up(const struct members *ms, char *detail, size_t len)
 {
@@ -553,8 +558,7 @@ static bool nodes_up(const struct members *ms, char *detail, size_t len)
 
 		if (!n->name || slurm_hostlist_find(hl, n->name) < 0)
 			continue;
-		if ((st & NODE_STATE_BASE) == NODE_STATE_DOWN ||
-		    (st & (NODE_STATE_FAIL | NODE_STATE_NO_RESPOND))) {
+		if (node_state_down(st)) {
 			snprintf(detail, len, "node=%s down", n->name);
 			ok = false;
 		}

@@ -426,6 +426,9 @@ static void test_respare(void **state)
 	assert_true(spares_same(a, b));
 	b->nspare = 1; /* 112 only */
 	assert_false(spares_same(a, b));
+	assert_true(members_has_spare(b, 112));
+	assert_false(members_has_spare(b, a->spare[1].job_id));
+	assert_false(members_has_spare(b, a->m[0].job_id));
 	a->m[1] = b->m[2];
 	a->m[2] = b->m[1];
 	assert_int_equal(members_respare(a, b, &err), 0);
