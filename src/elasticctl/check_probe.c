@@ -421,6 +421,7 @@ void check_probe_spare_check(struct check_site *s)
 	p->mode = st.st_mode & 07777;
 	p->uid = st.st_uid;
 	snprintf(dir, sizeof(dir), "%s", s->policy->spare_check);
+	/* Its directory: "/" for a program at the root. */
 	slash = strrchr(dir, '/');
 	if (slash)
 		slash[slash == dir] = '\0';

@@ -37,25 +37,19 @@ int drain_node(const char *node, const char *reason, elastic_error_t *err)
 	return set_node_state(node, NODE_STATE_DRAIN, reason, err);
 }
 
-enum drained drained_by(const char *node)
+bool node_drained(const char *node)
 {
 	node_info_msg_t *msg = NULL;
-	enum drained d = DRAINED_NO;
+	bool drained;
 
 	if (slurm_load_node_single(&msg, (char *)node, SHOW_ALL) !=
 		SLURM_SUCCESS ||
 	    !msg)
-		return DRAINED_NO;
-	if (msg->record_count == 1 &&
-	    (msg->node_array[0].node_state & NODE_STATE_DRAIN)) {
-		const char *reason = msg->node_array[0].reason;
-
-		d = reason && !strncmp(reason, "slurm-elastic:", 14)
-			? DRAINED_OURS
-			: DRAINED_OTHER;
-	}
+		return false;
+	drained = msg->record_count == 1 &&
+		  (msg->node_array[0].node_state & NODE_STATE_DRAIN);
 	slurm_free_node_info_msg(msg);
-	return d;
+	return drained;
 }
 
 int down_node(const char *node, const char *reason, elastic_error_t *err)

@@ -9,11 +9,9 @@
 /* scontrol update NodeName=node State=DRAIN Reason=reason: 0, or -1 with
  * err set. */
 int drain_node(const char *node, const char *reason, elastic_error_t *err);
-/* Node is drained (or draining): DRAINED_OURS for a reason of elasticd's
- * ("slurm-elastic: ..."), DRAINED_OTHER for another's (an admin's, the
- * site's HealthCheckProgram); DRAINED_NO also when Slurm cannot say. */
-enum drained { DRAINED_NO, DRAINED_OURS, DRAINED_OTHER };
-enum drained drained_by(const char *node);
+/* Node is drained (or draining), by elasticd or another (an admin, the
+ * site's HealthCheckProgram); false when Slurm cannot say. */
+bool node_drained(const char *node);
 
 /* scontrol update NodeName=node State=DOWN Reason=reason: Slurm ends or
  * requeues its jobs at once, as at SlurmdTimeout.  0, or -1 with err. */

@@ -380,7 +380,7 @@ static void api_suspects(void)
 		 * keeps its reason. */
 		enum suspect_action a =
 		    ctx.policy.suspect_nodes == POLICY_SUSPECT_DRAIN &&
-			    drained_by(s[i].node) != DRAINED_NO
+			    node_drained(s[i].node)
 			? SUSPECT_ALREADY
 			: suspect_decide(
 			      &ctx.suspects, ctx.policy.suspect_nodes,
