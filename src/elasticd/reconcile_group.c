@@ -295,7 +295,8 @@ int reconcile_spares_checked(struct reconcile *r, uint32_t group,
 
 	if (!g || n > ELASTIC_MAX_SPARES)
 		return -1;
-	memcpy(g->checked, jobs, n * sizeof(*jobs));
+	if (n) /* jobs may be NULL when none is named */
+		memcpy(g->checked, jobs, n * sizeof(*jobs));
 	g->nchecked = n;
 	g->checks = true;
 	return 0;
