@@ -45,7 +45,8 @@ from . import (_own_dir, checkpoint_dir, checkpoint_path, list_checkpoints,
 from ._shards import check_degree, next_batch, parallel_dims, share
 
 __all__ = ["Checkpointer", "GlobalOrder", "TrainState", "check_degree",
-           "device_mesh", "fsdp_runs_on", "parallel_dims", "sync_replicas"]
+           "device_mesh", "fsdp_runs_on", "heal", "parallel_dims",
+           "sync_replicas"]
 
 
 def fsdp_runs_on(device_type: str) -> bool:
@@ -159,6 +160,51 @@ class TrainState:
         self.extra.update(json.loads(sd.get("extra") or "{}"))
 
 
+def _local_tensors(obj, out):
+    """The tensors of a state dict, in its order, as this rank holds
+    them (a DTensor's local shard)."""
+    if isinstance(obj, dict):
+        for k in sorted(obj, key=str):
+            _local_tensors(obj[k], out)
+    elif isinstance(obj, (list, tuple)):
+        for v in obj:
+            _local_tensors(v, out)
+    elif hasattr(obj, "to_local"):
+        out.append(obj.to_local())
+    elif isinstance(obj, torch.Tensor):
+        out.append(obj)
+    return out
+
+
+def heal(state, mesh, src: int = 0, dim: str = "dp"):
+    """Give every replica along mesh[dim] the state of replica src, over
+    the world's transport, not from disk: each rank takes the shard of
+    its place in the replica (its coordinates on the other dimensions)
+    from the rank of replica src at the same place.  For replicated
+    shards (HSDP, or tensor-parallel groups replicated across the data-
+    parallel ranks) when whole replicas join: the joiners' state is
+    replaced, the survivors' is unchanged.  A collective of every rank;
+    the bytes this rank received (0 on replica src)."""
+    group = mesh[dim].get_group()
+    root = dist.get_global_rank(group, src)
+    sd = state.state_dict()
+    tensors = _local_tensors({"model": sd["model"], "optim": sd["optim"]},
+                             [])
+    n = 0
+    for t in tensors:
+        # gloo and NCCL broadcast contiguous buffers in place.
+        buf = t if t.is_contiguous() else t.contiguous()
+        dist.broadcast(buf, src=root, group=group)
+        if buf is not t:
+            t.copy_(buf)
+        n += buf.numel() * buf.element_size()
+    rest = [sd["position"], sd["extra"]]
+    dist.broadcast_object_list(rest, src=root, group=group)
+    sd["position"], sd["extra"] = rest
+    state.load_state_dict(sd)
+    return 0 if mesh[dim].get_local_rank() == src else n
+
+
 def _is_dcp(path) -> bool:
     return os.path.isfile(os.path.join(path, ".metadata"))
 
@@ -183,7 +229,7 @@ class Checkpointer:
         self.pg = dist.new_group(backend="gloo")
         self.rank = dist.get_rank()
         self.log = log
-        self.pending = None
+        self.pending = self.writer = None
         self.stall = self.seconds = 0.0
         self.nbytes = 0
         self.saved = None  # the path of the newest save that completed
@@ -223,6 +269,7 @@ class Checkpointer:
         try:
             if self.async_save and not wait:
                 fut = self.dcp.async_save(sd, checkpoint_id=tmp,
+                                          storage_writer=self._writer(tmp),
                                           process_group=self.pg)
                 self.stall = time.time() - t0
                 self.pending = (fut, tmp, final, step, t0, self.stall)
@@ -233,6 +280,14 @@ class Checkpointer:
             return self._failed(tmp, step, e)
         self.stall = time.time() - t0
         return self._finish(tmp, final, step, t0, self.stall, False)
+
+    def _writer(self, path):
+        """The async saves' one writer: it copies the state into memory it
+        keeps from one save to the next (the copy is the stall), and DCP
+        points it at each save's directory."""
+        if self.writer is None:
+            self.writer = _staging_writer(self.dcp)(path)
+        return self.writer
 
     def wait(self):
         """Wait for the async save under way, if any; its path or None."""
@@ -312,6 +367,45 @@ class Checkpointer:
                       process_group=self.pg)
         self.seconds = time.time() - t0
         return pick[0]
+
+
+def _staging_writer(dcp):
+    """A FileSystemWriter that stages a state dict into buffers of its own,
+    reused by every save (torch's cache pins its memory, which needs an
+    accelerator): a plain copy, no allocation, on the CPU as on GPUs."""
+
+    class StagingWriter(dcp.FileSystemWriter):
+        def __init__(self, path):
+            super().__init__(path)
+            self._bufs = {}
+
+        def stage(self, state_dict):
+            return self._copy(state_dict, ())
+
+        def _copy(self, obj, key):
+            if isinstance(obj, dict):
+                return {k: self._copy(v, key + (k,)) for k, v in obj.items()}
+            if isinstance(obj, (list, tuple)):
+                return type(obj)(self._copy(v, key + (i,))
+                                 for i, v in enumerate(obj))
+            if hasattr(obj, "to_local"):  # a DTensor: its shard, re-wrapped
+                from torch.distributed.tensor import DTensor
+                return DTensor.from_local(
+                    self._buf(obj.to_local(), key), obj.device_mesh,
+                    obj.placements, run_check=False, shape=obj.shape,
+                    stride=obj.stride())
+            if isinstance(obj, torch.Tensor):
+                return self._buf(obj, key)
+            return obj
+
+        def _buf(self, t, key):
+            b = self._bufs.get(key)
+            if b is None or b.shape != t.shape or b.dtype != t.dtype:
+                b = self._bufs[key] = torch.empty(t.shape, dtype=t.dtype,
+                                                  device="cpu")
+            return b.copy_(t.detach())
+
+    return StagingWriter
 
 
 def _dir_bytes(path, rank):
