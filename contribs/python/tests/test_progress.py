@@ -20,8 +20,12 @@ def _child(code, env):
     return its stdout and stderr."""
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     e = dict(os.environ, PYTHONPATH=here, **env)
+    # A rank starts with SIGQUIT at its default; a test run in the
+    # background of a shell without job control inherits it ignored.
     r = subprocess.run([sys.executable, "-c", code], env=e,
-                       capture_output=True, text=True, timeout=60)
+                       capture_output=True, text=True, timeout=60,
+                       preexec_fn=lambda: signal.signal(signal.SIGQUIT,
+                                                        signal.SIG_DFL))
     if r.returncode:
         raise AssertionError(r.stderr)
     return r.stdout, r.stderr
