@@ -218,8 +218,8 @@ class Checkpointer:
     save() with async_save (the default) returns once the state is copied
     to memory; the write goes on beside the training and is renamed into
     place when done.  The next save(), wait() and load() wait for it.
-    ``stall`` and ``seconds`` are the last save's wait of the step loop
-    and its whole time; ``nbytes`` what this rank wrote."""
+    completed() says what each save cost: its stall of the step loop,
+    its whole time and what this rank wrote."""
 
     def __init__(self, directory=None, async_save=True, log=sys.stderr):
         import torch.distributed.checkpoint as dcp
@@ -230,8 +230,6 @@ class Checkpointer:
         self.rank = dist.get_rank()
         self.log = log
         self.pending = self.writer = None
-        self.stall = self.seconds = 0.0
-        self.nbytes = 0
         self.saved = None  # the path of the newest save that completed
         self._done = []
 
@@ -271,15 +269,13 @@ class Checkpointer:
                 fut = self.dcp.async_save(sd, checkpoint_id=tmp,
                                           storage_writer=self._writer(tmp),
                                           process_group=self.pg)
-                self.stall = time.time() - t0
-                self.pending = (fut, tmp, final, step, t0, self.stall)
+                self.pending = (fut, tmp, final, step, t0, time.time() - t0)
                 return final
             with saving():
                 self.dcp.save(sd, checkpoint_id=tmp, process_group=self.pg)
         except Exception as e:  # noqa: BLE001 (DCP wraps a rank's OSError)
             return self._failed(tmp, step, e)
-        self.stall = time.time() - t0
-        return self._finish(tmp, final, step, t0, self.stall, False)
+        return self._finish(tmp, final, step, t0, time.time() - t0, False)
 
     def _writer(self, path):
         """The async saves' one writer: it copies the state into memory it
@@ -310,7 +306,7 @@ class Checkpointer:
     def _finish(self, tmp, final, step, t0, stall, was_async):
         # DCP's coordinator (rank 0) writes the metadata last, after every
         # rank's shards: when its save returns, the checkpoint is whole.
-        self.nbytes = _dir_bytes(tmp, self.rank)
+        nbytes = _dir_bytes(tmp, self.rank)
         if self.rank == 0:
             os.rename(tmp, final)
             fd = os.open(self.directory, os.O_RDONLY)
@@ -318,16 +314,16 @@ class Checkpointer:
                 os.fsync(fd)
             finally:
                 os.close(fd)
-        self.seconds = time.time() - t0
         self.saved = final
         self._done.append({"step": step, "path": final, "async": was_async,
-                           "stall": stall, "seconds": self.seconds,
-                           "nbytes": self.nbytes})
+                           "stall": stall, "seconds": time.time() - t0,
+                           "nbytes": nbytes})
         return final
 
     def _failed(self, tmp, step, e):
-        if self.rank == 0:
-            shutil.rmtree(tmp, ignore_errors=True)
+        if self.rank != 0:
+            return None
+        shutil.rmtree(tmp, ignore_errors=True)
         old = [c for c in list_checkpoints(self.directory) if c.is_dir]
         self._say("checkpoint not saved at step %d: %s (the newest "
                   "checkpoint stays %s); training goes on"
@@ -362,10 +358,8 @@ class Checkpointer:
         dist.broadcast_object_list(pick, src=0, group=self.pg)
         if pick[0] is None:
             return None
-        t0 = time.time()
         self.dcp.load({"train": state}, checkpoint_id=pick[0],
                       process_group=self.pg)
-        self.seconds = time.time() - t0
         return pick[0]
 
 
