@@ -14,6 +14,13 @@ pytorch_setup() {
 	at_exit pytorch_said
 }
 
+# require_dcp: bail unless this PyTorch has the distributed checkpoint
+# with async saves and tensor parallel (the sharded tests, t0340, t0341).
+require_dcp() {
+	"$PYTHON" -c 'import torch.distributed.checkpoint as d, torch.distributed.tensor.parallel; d.async_save' 2>/dev/null ||
+		bail "this PyTorch has no distributed checkpoint with async saves (torch 2.4 or later; Debian 13's python3-torch)"
+}
+
 # pytorch_said: after a failure, what the job printed besides its timeline
 # and its progress (a rank's traceback, srun's word on a task's end).
 pytorch_said() {

@@ -22,8 +22,7 @@ plan 26
 pytorch_setup
 
 [ "${MC_HOSTS:-0}" = 1 ] || bail "needs the cluster of hosts (MC_HOSTS=1)"
-"$PYTHON" -c 'import torch.distributed.checkpoint as d, torch.distributed.tensor.parallel; d.async_save' 2>/dev/null ||
-	bail "this PyTorch has no distributed checkpoint with async saves (torch 2.4 or later; Debian 13's python3-torch)"
+require_dcp
 SAMPLES=1024 BATCH=32 EVERY=8
 EPOCHS=600
 PHASE_FIGURE="sharded"

@@ -15,8 +15,7 @@ plan 9
 pytorch_setup
 
 [ "${MC_HOSTS:-0}" = 1 ] || bail "needs the cluster of hosts (MC_HOSTS=1)"
-"$PYTHON" -c 'import torch.distributed.checkpoint as d, torch.distributed.tensor.parallel; d.async_save' 2>/dev/null ||
-	bail "this PyTorch has no distributed checkpoint with async saves (torch 2.4 or later; Debian 13's python3-torch)"
+require_dcp
 ok "elasticd starts" ed_start
 "$ELASTIC_SRCDIR/testsuite/docs/extract-examples" "$W" "$ELASTIC_SRCDIR/README.md" >"$W/list"
 ok "the README holds shard.py" grep -q '^shard\.py ' "$W/list"
