@@ -42,8 +42,9 @@ struct ip_conn {
 	struct inplace_reg reg;
 	char in[INPLACE_LINE_MAX];
 	size_t inlen;
-	uint64_t joined; /* the world it said it joined */
-	uint64_t failed; /* the world it said it cannot join */
+	uint64_t joined;	   /* the world it said it joined */
+	uint64_t failed;	   /* the world it said it cannot join */
+	char why[INPLACE_WHY_MAX]; /* and why, as it said ("": unsaid) */
 	double since;
 };
 
@@ -227,7 +228,7 @@ static bool conn_line(struct inplace *ip, size_t i, const char *line)
 		k->registered = true;
 		return true;
 	}
-	if (inplace_parse_status(line, &n, &step) < 0)
+	if (inplace_parse_status(line, &n, &step, k->why) < 0)
 		return false;
 	if (step < 0)
 		k->failed = n;
@@ -334,15 +335,17 @@ static size_t joiners_of(const struct inplace *ip, uint32_t job)
 			n++;
 	return n;
 }
-static size_t joined(const struct inplace *ip, uint64_t w, bool *failed)
+/* The ranks in world w; *failed names why one cannot join it (the
+ * first reason a rank gave), else stays NULL. */
+static size_t joined(const struct inplace *ip, uint64_t w, const char **failed)
 {
 	size_t i, n = 0;
 
 	for (i = 0; i < ip->n; i++) {
 		if (ip->c[i].joined == w)
 			n++;
-		if (ip->c[i].failed == w)
-			*failed = true;
+		if (ip->c[i].failed == w && (!*failed || !**failed))
+			*failed = ip->c[i].why;
 	}
 	return n;
 }
@@ -559,7 +562,7 @@ static bool wait_joined(const struct config *c, struct launch *l, uint64_t wn,
 			size_t want, char *why, size_t len)
 {
 	double deadline = now_s() + IP_JOINED_WAIT_S;
-	bool failed = false;
+	const char *failed = NULL;
 	size_t got;
 
 	while ((got = joined(c->ip, wn, &failed)) < want) {
@@ -569,7 +572,8 @@ static bool wait_joined(const struct config *c, struct launch *l, uint64_t wn,
 		if (failed || l->running < l->n || got_stop ||
 		    now_s() >= deadline) {
 			snprintf(why, len, "%s joined=%zu/%zu",
-				 failed		     ? "a-rank-failed-to-join"
+				 failed && *failed   ? failed
+				 : failed	     ? "a-rank-failed-to-join"
 				 : l->running < l->n ? "ranks-ended"
 				 : got_stop	     ? "stopped"
 						     : "join-timeout",

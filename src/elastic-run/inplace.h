@@ -34,8 +34,9 @@
  *           connection (CNONCE), so that no one without the token can
  *           make a rank believe a world, nor replay an old one.
  *   rank:   "joined N STEP": in world N, resuming after STEP steps.
- *   rank:   "failed N": it cannot join world N (elastic-run takes the
- *           restart path).
+ *   rank:   "failed N [WHY]": it cannot join world N (elastic-run takes
+ *           the restart path, and says WHY: [a-z0-9-], e.g. a sharded
+ *           rank's "shard-1-lost" when no live replica holds a shard).
  *
  * The payload of world N, one item per line:
  *   path in-place|restart|stop
@@ -58,6 +59,7 @@
 #define INPLACE_TOKEN_HEX 64
 #define INPLACE_MAC_HEX	  64
 #define INPLACE_LINE_MAX  1024
+#define INPLACE_WHY_MAX	  48 /* a failed rank's reason, '\0' included */
 #define INPLACE_NODE_MAX  255
 /* A world payload: the members' node lists, expanded. */
 #define INPLACE_PAYLOAD_MAX (1024 * 1024)
@@ -108,10 +110,12 @@ int inplace_world_header(const char *token, const char *cnonce, uint64_t n,
 			 size_t len);
 
 /*
- * A rank's later line: "joined N STEP" (*step set) or "failed N"
- * (*step = -1).  0 with *n set, or -1 (not one of them).
+ * A rank's later line: "joined N STEP" (*step set) or "failed N [WHY]"
+ * (*step = -1, why[INPLACE_WHY_MAX] WHY or "").  0 with *n set, or -1
+ * (not one of them).
  */
-int inplace_parse_status(const char *line, uint64_t *n, long long *step);
+int inplace_parse_status(const char *line, uint64_t *n, long long *step,
+			 char *why);
 
 const char *inplace_path_name(enum inplace_path p);
 

@@ -197,7 +197,22 @@ int inplace_world_header(const char *token, const char *cnonce, uint64_t n,
 	return w < 0 || (size_t)w >= len ? -1 : w;
 }
 
-int inplace_parse_status(const char *line, uint64_t *n, long long *step)
+/* A rank's reason: lower-case words and digits joined by '-'. */
+static bool why_ok(const char *s)
+{
+	size_t i, len = strlen(s);
+
+	if (len == 0 || len >= INPLACE_WHY_MAX)
+		return false;
+	for (i = 0; i < len; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') ||
+		      (s[i] >= '0' && s[i] <= '9') || s[i] == '-'))
+			return false;
+	return true;
+}
+
+int inplace_parse_status(const char *line, uint64_t *n, long long *step,
+			 char *why)
 {
 	char copy[128], *f[4], *save = NULL, *t;
 	size_t nf = 0;
@@ -216,8 +231,9 @@ int inplace_parse_status(const char *line, uint64_t *n, long long *step)
 		*step = (long long)v;
 		return 0;
 	}
-	if (nf == 2 && !strcmp(f[0], "failed")) {
+	if ((nf == 2 || (nf == 3 && why_ok(f[2]))) && !strcmp(f[0], "failed")) {
 		*step = -1;
+		strcpy(why, nf == 3 ? f[2] : "");
 		return 0;
 	}
 	return -1;

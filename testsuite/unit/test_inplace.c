@@ -153,19 +153,41 @@ static void status_lines(void **state)
 {
 	uint64_t n = 0;
 	long long step = 0;
+	char why[INPLACE_WHY_MAX] = "x";
+	char long_why[128];
 
 	(void)state;
-	assert_int_equal(inplace_parse_status("joined 4 120", &n, &step), 0);
+	assert_int_equal(inplace_parse_status("joined 4 120", &n, &step, why),
+			 0);
 	assert_int_equal(n, 4);
 	assert_int_equal(step, 120);
-	assert_int_equal(inplace_parse_status("failed 5", &n, &step), 0);
+	assert_int_equal(inplace_parse_status("failed 5", &n, &step, why), 0);
 	assert_int_equal(n, 5);
 	assert_int_equal(step, -1);
-	assert_int_equal(inplace_parse_status("joined 4", &n, &step), -1);
-	assert_int_equal(inplace_parse_status("joined 4 -1", &n, &step), -1);
-	assert_int_equal(inplace_parse_status("failed 5 6", &n, &step), -1);
-	assert_int_equal(inplace_parse_status("left 5", &n, &step), -1);
-	assert_int_equal(inplace_parse_status("joined x 1", &n, &step), -1);
+	assert_string_equal(why, "");
+	assert_int_equal(
+	    inplace_parse_status("failed 6 shard-1-lost", &n, &step, why), 0);
+	assert_int_equal(n, 6);
+	assert_int_equal(step, -1);
+	assert_string_equal(why, "shard-1-lost");
+	/* a reason of other characters, or too long, is no status */
+	assert_int_equal(inplace_parse_status("failed 6 Shard", &n, &step, why),
+			 -1);
+	assert_int_equal(inplace_parse_status("failed 6 a/b", &n, &step, why),
+			 -1);
+	snprintf(long_why, sizeof(long_why), "failed 6 %0*d", INPLACE_WHY_MAX,
+		 0);
+	assert_int_equal(inplace_parse_status(long_why, &n, &step, why), -1);
+	assert_int_equal(inplace_parse_status("failed 6 a b", &n, &step, why),
+			 -1);
+	assert_int_equal(inplace_parse_status("joined 4", &n, &step, why), -1);
+	assert_int_equal(inplace_parse_status("joined 4 -1", &n, &step, why),
+			 -1);
+	assert_int_equal(inplace_parse_status("failed 5 6 7", &n, &step, why),
+			 -1);
+	assert_int_equal(inplace_parse_status("left 5", &n, &step, why), -1);
+	assert_int_equal(inplace_parse_status("joined x 1", &n, &step, why),
+			 -1);
 }
 
 static void hello_and_nonces(void **state)

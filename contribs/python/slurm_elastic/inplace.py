@@ -59,6 +59,7 @@ PAYLOAD_MAX = 1024 * 1024
 NODE_MAX = 255
 PATHS = ("in-place", "restart", "stop")
 LOST_MAX = 64  # addresses in a world's "lost" item
+WHY_MAX = 48  # a "failed" line's reason, as INPLACE_WHY_MAX ('\0' in)
 
 _INT_MAX = 2**31 - 1
 _JOB_MAX = 2**32 - 1
@@ -71,6 +72,7 @@ _SEND_S = 2  # a status line blocks a training step at most this long
 _DEC = re.compile(r"[0-9]{1,19}\Z")
 _HEX = re.compile(r"[0-9a-f]+\Z")
 _NODE = re.compile(r"[A-Za-z0-9._-]{1,%d}\Z" % NODE_MAX)
+_WHY = re.compile(r"[a-z0-9-]{1,%d}\Z" % (WHY_MAX - 1))
 _HOST = re.compile(r"[A-Za-z0-9._:%%-]{1,%d}\Z" % NODE_MAX)
 
 
@@ -636,11 +638,16 @@ class WorldClient:
         steps.  Never raises: a failed send loses the channel."""
         self._send("joined", n, step)
 
-    def failed(self, n: int) -> None:
-        """Tell the launcher the rank cannot join world n."""
-        self._send("failed", n)
+    def failed(self, n: int, why: Optional[str] = None) -> None:
+        """Tell the launcher the rank cannot join world n, and why (lower-
+        case words and digits joined by "-"; elastic-run's fallback line
+        says it: path=restart why=WHY)."""
+        if why is not None and not _WHY.match(why):
+            raise ValueError("why: %r is not [a-z0-9-]{1,%d}"
+                             % (why, WHY_MAX - 1))
+        self._send("failed", n, why=why)
 
-    def _send(self, verb, *nums):
+    def _send(self, verb, *nums, why=None):
         err = None
         try:
             nums = [int(v) for v in nums]
@@ -651,7 +658,8 @@ class WorldClient:
             # The launcher would drop the connection without a word.
             self._lose("%s: bad world or step" % verb)
             return
-        line = " ".join([verb] + [str(v) for v in nums]) + "\n"
+        line = " ".join([verb] + [str(v) for v in nums] +
+                        ([why] if why else [])) + "\n"
         with self._send_lock:
             if self._lost is not None:
                 return

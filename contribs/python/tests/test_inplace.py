@@ -641,8 +641,13 @@ class Channel(unittest.TestCase):
         p = self.up()
         self.client.joined(4, 120)
         self.client.failed(5)
+        self.client.failed(6, "shard-1-lost")
         self.assertEqual(p.line(), "joined 4 120")
         self.assertEqual(p.line(), "failed 5")
+        self.assertEqual(p.line(), "failed 6 shard-1-lost")
+        # A reason the launcher would refuse is the caller's error.
+        for bad in ("Shard", "a b", "", "x" * 48):
+            self.assertRaises(ValueError, self.client.failed, 6, bad)
         self.assertIsNone(self.client.lost)
         # A value the launcher would refuse loses the channel, quietly.
         self.client.joined(6, -1)
