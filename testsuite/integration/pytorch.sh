@@ -129,3 +129,25 @@ inplace_phase() {
 	_report 0 "$desc"
 	figure "$PHASE_FIGURE: $desc: $(secs_since "$t_phase") s"
 }
+
+# sharded_as_ref [OPTIONS]: two tests: the sharded example ($ARGS, $EPOCHS,
+# OPTIONS) trained without a resize at 2 ranks, outside Slurm; the job's
+# final loss ($out) is that run's within 5%.
+sharded_as_ref() {
+	local r pids=() rc=0 ref final
+	for r in 0 1; do
+		# shellcheck disable=SC2086 # options
+		runuser -u "$TEST_USER" -- env RANK=$r LOCAL_RANK=$r WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 \
+			MASTER_PORT=$((MC_PORT_BASE + 97)) OMP_NUM_THREADS=1 USE_LIBUV=0 \
+			PYTHONPATH="$ELASTIC_SRCDIR/contribs/python" "$PYTHON" "$EX/train_sharded.py" $ARGS \
+			--epochs "$EPOCHS" --log-every 0 --checkpoint-dir "$W/ref" "$@" >"$W/ref.$r" 2>&1 &
+		pids+=($!)
+	done
+	for r in "${pids[@]}"; do wait "$r" || rc=1; done
+	_report $rc "the uninterrupted run at 2 ranks ($EPOCHS epochs)"
+	[ $rc = 0 ] || diag "$(tail -n 5 "$W/ref.0")"
+	ref=$(sed -n 's/^final loss //p' "$W/ref.0")
+	final=$(log '^final loss ' | awk '{ print $3 }')
+	ok "the final loss ($final) is the uninterrupted run's ($ref) within 5%" \
+		awk -v a="$final" -v b="$ref" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(b > 0 && d <= 0.05 * b) }'
+}

@@ -85,23 +85,7 @@ saves=$(log '^train_sharded: checkpoint step=[0-9]+ async=yes ' | wc -l)
 ok "periodic saves were async ($saves)" test "$saves" -gt 0
 
 # The same training without a resize, at 2 ranks, outside Slurm.
-ref_run() {
-	local r pids=() rc=0
-	for r in 0 1; do
-		runuser -u "$TEST_USER" -- env RANK=$r LOCAL_RANK=$r WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 \
-			MASTER_PORT=$((MC_PORT_BASE + 97)) OMP_NUM_THREADS=1 USE_LIBUV=0 \
-			PYTHONPATH="$ELASTIC_SRCDIR/contribs/python" "$PYTHON" "$EX/train_sharded.py" $ARGS \
-			--epochs "$EPOCHS" --log-every 0 --checkpoint-dir "$W/ref" --shard "$shard" >"$W/ref.$r" 2>&1 &
-		pids+=($!)
-	done
-	for r in "${pids[@]}"; do wait "$r" || rc=1; done
-	return $rc
-}
-ok "the uninterrupted run at 2 ranks ($EPOCHS epochs)" ref_run || diag "$(tail -n 5 "$W/ref.0")"
-ref=$(sed -n 's/^final loss //p' "$W/ref.0")
-final=$(log '^final loss ' | awk '{ print $3 }')
-ok "the final loss ($final) is the uninterrupted run's ($ref) within 5%" \
-	awk -v a="$final" -v b="$ref" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(b > 0 && d <= 0.05 * b) }'
+sharded_as_ref --shard "$shard"
 ok "no unit is left" wait_until 60 eval '[ -z "$(slurm_units "$base" RUNNING; slurm_units "$base" PENDING)" ]'
 ok "the crashed node boots" node_resume "$node"
 

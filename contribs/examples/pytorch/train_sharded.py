@@ -28,6 +28,15 @@ to memory.  At an elastic event the ranks agree after the step, save
 synchronously, and exit with ``slurm_elastic.EXIT_EVENT`` (75): the
 launcher relaunches at the new size (the restart path).
 
+With ``--in-place`` (under elastic-run) the world is resized without a
+relaunch for replicated shards (``slurm_elastic.sharded.InPlace``):
+replicas of ``--replica`` consecutive ranks (default ``--tp``), each
+holding the whole state (``fsdp``: HSDP, FSDP2 inside a replica;
+``tp``: tensor-parallel groups); whole replicas leave with their ranks,
+joiners take their shards from a live replica, and a change that leaves
+a shard with no copy takes the restart path from a checkpoint, saying
+why (``path=restart why=shard-K-lost``).
+
 The data order is that of train_ddp.py (the same seeded permutation per
 epoch, global step k consuming the next ``--global-batch`` samples split
 across the data-parallel ranks), the position saved in the checkpoint,
@@ -97,6 +106,12 @@ def parse_args(argv=None):
                    help="tensor-parallel degree: groups of TP consecutive "
                         "ranks (1)")
     p.add_argument("--shard", choices=("auto", "fsdp", "tp"), default="auto")
+    p.add_argument("--in-place", action="store_true",
+                   help="resize in place under elastic-run (replicated "
+                        "shards: slurm_elastic.sharded.InPlace)")
+    p.add_argument("--replica", type=int, default=0,
+                   help="ranks per replica with --in-place, a multiple of "
+                        "--tp (default: --tp)")
     p.add_argument("--checkpoint-dir")
     p.add_argument("--checkpoint-every", type=int, default=0)
     p.add_argument("--sync-save", action="store_true",
@@ -114,6 +129,9 @@ def parse_args(argv=None):
             p.error("--%s must be at least 1" % name.replace("_", "-"))
     if a.dim % a.heads or a.heads % a.tp:
         p.error("--dim must be a multiple of --heads, --heads of --tp")
+    a.replica = a.replica or a.tp
+    if a.replica % a.tp:
+        p.error("--replica must be a multiple of --tp")
     return a
 
 
@@ -167,7 +185,8 @@ def make_dataset(a):
 
 def shard_model(a, model, mesh, how):
     """Tensor parallel over mesh["tp"] (attention heads and the MLP's
-    hidden units), then FSDP2 over mesh["dp"] for how == "fsdp"."""
+    hidden units), then FSDP2 over the data-parallel ranks for how ==
+    "fsdp" (HSDP on a mesh of replicas)."""
     if a.tp > 1:
         from torch.distributed.tensor.parallel import (ColwiseParallel,
                                                        RowwiseParallel,
@@ -179,9 +198,11 @@ def shard_model(a, model, mesh, how):
             parallelize_module(blk, mesh["tp"], plan)
     if how == "fsdp":
         from torch.distributed.fsdp import fully_shard
+        dp = mesh["dp"] if "dp" in mesh.mesh_dim_names else \
+            mesh["rep", "shard"]
         for blk in model.blocks:
-            fully_shard(blk, mesh=mesh["dp"])
-        fully_shard(model, mesh=mesh["dp"])
+            fully_shard(blk, mesh=dp)
+        fully_shard(model, mesh=dp)
     return model
 
 
@@ -201,7 +222,7 @@ def full_loss(model, x, y):
 class Run:
     """One launch: the world, its mesh, the sharded model, the state."""
 
-    def __init__(self, a):
+    def __init__(self, a, init=True):
         self.a = a
         if "ELASTIC_JOB_ID" in os.environ:
             w = slurm_elastic.elastic_world()
@@ -214,7 +235,9 @@ class Run:
             self.restart = int(os.environ.get("ELASTIC_RESTART_COUNT", 0))
             local = int(os.environ.get("LOCAL_RANK", 0))
         try:
-            sharded.check_degree(self.world, a.tp)
+            # A joiner's world is the one it joins (sharded.InPlace's).
+            if init:
+                sharded.check_degree(self.world, a.tp)
         except ValueError as e:
             sys.exit("train_sharded: %s" % e)
         cuda = a.backend == "nccl" or (a.backend == "auto"
@@ -222,15 +245,21 @@ class Run:
         self.dev = torch.device("cuda", local) if cuda else torch.device("cpu")
         if cuda:
             torch.cuda.set_device(local)
-        et.init_process_group("nccl" if cuda else "gloo", rank=self.rank,
-                              world_size=self.world,
-                              timeout=datetime.timedelta(seconds=a.timeout))
+        self.backend = "nccl" if cuda else "gloo"
         self.how = a.shard
         if self.how == "auto":
             self.how = "fsdp" if sharded.fsdp_runs_on(self.dev.type) else "tp"
-        self.mesh = sharded.device_mesh(a.tp, self.dev.type)
-        self.dp_rank = self.mesh["dp"].get_local_rank()
-        self.dp = self.mesh["dp"].size()
+        if init:
+            et.init_process_group(self.backend, rank=self.rank,
+                                  world_size=self.world,
+                                  timeout=datetime.timedelta(seconds=a.timeout))
+            self.set_mesh(sharded.device_mesh(a.tp, self.dev.type))
+
+    def set_mesh(self, mesh):
+        """The world of mesh (the current process group)."""
+        self.mesh = mesh
+        self.rank, self.world = dist.get_rank(), dist.get_world_size()
+        self.dp_rank, self.dp = sharded.data_parallel(mesh)
 
     def timeline(self, event, fmt="", t=None):
         print("%s: %s event=%s rank=%d world=%d restart=%d%s"
@@ -262,6 +291,8 @@ def report(run, ckpt):
 
 def main(argv=None):
     a = parse_args(argv)
+    if a.in_place:
+        return main_in_place(a)
     run = Run(a)
     x_all, y_all = make_dataset(a)
     x_all, y_all = x_all.to(run.dev), y_all.to(run.dev)
@@ -300,21 +331,34 @@ def step_once(run, a, model, opt, xb, yb, n):
     return loss.detach()
 
 
-def train(run, a, model, opt, state, ckpt, x_all, y_all):
+def sample_log(run, a):
+    """Rank 0's log of the samples of each step, this world's."""
+    if not a.sample_log_dir or run.rank != 0:
+        return None
+    os.makedirs(a.sample_log_dir, exist_ok=True)
+    return open(os.path.join(a.sample_log_dir, "samples.rank0.world%d.pid%d"
+                             ".log" % (run.world, os.getpid())), "a")
+
+
+def batches(a, position):
+    """The global batches (epoch, ids) from position() (the samples
+    consumed) on, to the end of the epochs (--epochs-file may lower them
+    at an epoch's start)."""
     order = sharded.GlobalOrder(a.samples, a.global_batch, a.seed)
-    slog = None
-    if a.sample_log_dir and run.rank == 0:
-        os.makedirs(a.sample_log_dir, exist_ok=True)
-        slog = open(os.path.join(a.sample_log_dir, "samples.rank0.world%d.pid%d"
-                                 ".log" % (run.world, os.getpid())), "a")
-    total, start, last_epoch = a.samples * a.epochs, state.step, -1
-    while state.consumed < total:
-        epoch, ids = order.batch(state.consumed)
+    total, last_epoch = a.samples * a.epochs, -1
+    while position() < total:
+        epoch, ids = order.batch(position())
         if epoch != last_epoch:
             total, last_epoch = a.samples * epochs_now(a), epoch
-            if state.consumed >= total:
-                break
-        mine = order.mine(ids, run.dp_rank, run.dp).to(run.dev)
+            if position() >= total:
+                return
+        yield epoch, ids
+
+
+def train(run, a, model, opt, state, ckpt, x_all, y_all):
+    slog, start = sample_log(run, a), state.step
+    for epoch, ids in batches(a, lambda: state.consumed):
+        mine = sharded.GlobalOrder.mine(ids, run.dp_rank, run.dp).to(run.dev)
         loss = step_once(run, a, model, opt, x_all[mine], y_all[mine],
                          len(ids))
         if a.step_sleep:
@@ -342,9 +386,16 @@ def train(run, a, model, opt, state, ckpt, x_all, y_all):
         if a.checkpoint_every and state.step % a.checkpoint_every == 0:
             ckpt.save(state, state.step)
             report(run, ckpt)
+    return done(run, a, state, ckpt, slog, x_all, y_all,
+                dist.destroy_process_group)
+
+
+def done(run, a, state, ckpt, slog, x_all, y_all, leave):
+    """The end of the training: the last checkpoint, the final loss; then
+    leave() the world."""
     path = ckpt.save(state, state.step, wait=True) or ckpt.wait()
     report(run, ckpt)
-    final = full_loss(model, x_all, y_all)
+    final = full_loss(state.model, x_all, y_all)
     dist.barrier()
     run.say0("%s: done: %d epochs, %d steps, %d samples, checkpoint %s"
              % (TAG, state.consumed // a.samples, state.step, state.consumed,
@@ -353,7 +404,7 @@ def train(run, a, model, opt, state, ckpt, x_all, y_all):
     run.say0("final loss %.6f" % final)
     if slog:
         slog.close()
-    dist.destroy_process_group()
+    leave()
     run.timeline("done", "step=%d samples_consumed=%d"
                  % (state.step, state.consumed))
     return 0
@@ -376,6 +427,107 @@ def on_event(run, state, ckpt, slog):
     dist.destroy_process_group()
     run.timeline("exit", "step=%d" % state.step)
     return slurm_elastic.EXIT_EVENT
+
+
+def main_in_place(a):
+    """main() resized in place (slurm_elastic.sharded.InPlace): the same
+    training, checkpoints and logs; a resize keeps the processes."""
+    run = Run(a, init=False)
+    x_all, y_all = make_dataset(a)
+    x_all, y_all = x_all.to(run.dev), y_all.to(run.dev)
+
+    def build(mesh):
+        torch.manual_seed(a.seed)
+        model = shard_model(a, Model(a).to(run.dev), mesh, run.how)
+        return model, torch.optim.Adam(model.parameters(), lr=a.lr,
+                                       foreach=False)
+
+    try:
+        el = sharded.InPlace(build, a.replica, tp=a.tp, backend=run.backend,
+                             timeout=a.timeout, device_type=run.dev.type,
+                             checkpoint_dir=a.checkpoint_dir,
+                             async_save=not a.sync_save)
+    except ValueError as e:  # a world that is not whole replicas
+        sys.exit("train_sharded: %s" % e)
+    run.set_mesh(el.mesh)
+    how = "joined"
+    if not el.joining:
+        t0 = time.time()
+        path = el.ckpt.load(el.state)
+        if path:
+            how = "resumed from %s" % path
+            run.say0("train_sharded: resumed from %s (saved by %s ranks) in "
+                     "%.3f s" % (path, el.state.extra.get("world"),
+                                 time.time() - t0))
+        else:
+            how = "fresh start"
+            el.state.extra["initial_loss"] = full_loss(el.state.model, x_all,
+                                                       y_all)
+    el.start()
+    run.set_mesh(el.mesh)
+    el.state.extra["world"] = run.world
+    run.say0("%s: world %d restart %d %s at step %d, samples consumed %d, "
+             "backend %s, shard %s tp %d dp %d, in place world %d"
+             % (TAG, run.world, run.restart, how, el.state.step,
+                el.state.consumed, dist.get_backend(), run.how, a.tp, run.dp,
+                el.world_no))
+    run.timeline("up", "step=%d samples_consumed=%d world_no=%d path=in-place "
+                 "pid=%d healed_bytes=%d" % (el.state.step, el.state.consumed,
+                                             el.world_no, os.getpid(),
+                                             el.healed))
+    return train_in_place(run, a, el, x_all, y_all)
+
+
+def train_in_place(run, a, el, x_all, y_all):
+    slog, first = sample_log(run, a), True
+    for epoch, ids in batches(a, lambda: el.state.consumed):
+        st = el.state
+        mine = sharded.GlobalOrder.mine(ids, run.dp_rank, run.dp).to(run.dev)
+        try:
+            loss = step_once(run, a, st.model, st.optimizer, x_all[mine],
+                             y_all[mine], len(ids))
+            if a.step_sleep:
+                time.sleep(a.step_sleep)
+            st.advance(len(ids))
+            if slog:
+                slog.write("%d %d %s\n" % (st.step, epoch,
+                                           " ".join(map(str, ids.tolist()))))
+                slog.flush()
+            if first:
+                run.timeline("stepped", "step=%d path=in-place" % st.step)
+                first = False
+            if a.log_every and st.step % a.log_every == 0:
+                t = torch.tensor([loss.item() / a.tp], dtype=torch.float64,
+                                 device=run.dev)
+                dist.all_reduce(t)
+                run.say0("step %d epoch %d samples %d loss %.6f world %d"
+                         % (st.step, epoch, st.consumed,
+                            t[0].item() / (len(ids) * a.seq), run.world))
+            if a.checkpoint_every and st.step % a.checkpoint_every == 0:
+                el.ckpt.save(st, st.step)
+                report(run, el.ckpt)
+            resized = el.step_done()
+        except RuntimeError as e:
+            t = time.time()
+            print("train_sharded: rank %d: a collective failed at step %d: %s"
+                  % (run.rank, el.state.step, str(e).split("\n")[0][:200]),
+                  file=sys.stderr, flush=True)
+            resized = el.recover(e)
+            run.timeline("recovered", "after=%.3f error=%s"
+                         % (time.time() - t, str(e).split("\n")[0][:80]))
+        if resized:
+            run.set_mesh(el.mesh)
+            el.state.extra["world"] = run.world
+            if slog:
+                slog.close()
+            slog, first = sample_log(run, a), True
+            run.timeline("resized", "step=%d world_no=%d path=in-place pid=%d "
+                         "healed_bytes=%d" % (el.state.step, el.world_no,
+                                              os.getpid(), el.healed))
+            run.say0("%s: world %d in place world %d at step %d, samples "
+                     "consumed %d" % (TAG, run.world, el.world_no,
+                                      el.state.step, el.state.consumed))
+    return done(run, a, el.state, el.ckpt, slog, x_all, y_all, el.finish)
 
 
 if __name__ == "__main__":

@@ -6,7 +6,8 @@ the training.  It does not depend on the world size: saved by N ranks, it
 is resumed by M, and the next global batch is the same samples whatever
 M is (only its split across the data-parallel ranks changes)."""
 
-__all__ = ["check_degree", "parallel_dims", "next_batch", "share"]
+__all__ = ["check_degree", "parallel_dims", "next_batch", "replica_dims",
+           "replica_sources", "replicas_kept", "share"]
 
 _DEGREE_MAX = 1 << 16
 
@@ -57,3 +58,56 @@ def share(n: int, dp_rank: int, dp_size: int):
     q, r = divmod(n, dp_size)
     start = dp_rank * q + min(dp_rank, r)
     return start, start + q + (1 if dp_rank < r else 0)
+
+
+# --- replicated shards, resized in place -----------------------------------
+# A replica is `replica` consecutive ranks holding the whole state between
+# them, a shard each; rank r holds shard r % replica of replica r //
+# replica.  A world resized in place keeps its state when every shard has
+# a live copy at the same place of some replica of the new world.
+
+
+def replica_dims(world: int, replica: int, tp: int = 1):
+    """(replicas, shard, tp): a world of replicas of `replica` ranks, each
+    FSDP-sharded over `shard` groups of `tp` tensor-parallel ranks."""
+    check_degree(replica, tp)
+    check_degree(world, replica, "replica")
+    return world // replica, replica // tp, tp
+
+
+def replicas_kept(replica: int, new_of_old, size: int):
+    """Seen from the world before a resize (every rank alive): None when
+    the next world, of `size` ranks, where old rank o is new_of_old[o]
+    (None or -1: it leaves), has a copy of every shard in place; else why
+    not, in elastic-run's words (a "why=" token)."""
+    if size < 1 or size % replica:
+        return "size-%d-not-replicas-of-%d" % (size, replica)
+    have = {n % replica for o, n in enumerate(new_of_old)
+            if n is not None and 0 <= n < size and n % replica == o % replica}
+    lost = [k for k in range(replica) if k not in have]
+    return "shard-%d-lost" % lost[0] if lost else None
+
+
+def replica_sources(replica: int, held):
+    """Seen from the new world: held[r] = (shard, step) of what new rank r
+    holds (shard -1: nothing, a joiner).  (sources, step, why): for each
+    shard the replica whose copy every replica takes, those held in place
+    at the furthest step any rank reached (a peer that died in a step may
+    leave the survivors a step apart), and that step; or why not (None
+    for sources and step): "shard-K-lost" (no copy in place), "shard-K-
+    behind" (its copies a step behind another shard's)."""
+    size = len(held)
+    if size < 1 or size % replica:
+        return None, None, "size-%d-not-replicas-of-%d" % (size, replica)
+    steps = [st for k, st in held if k >= 0]
+    if not steps:
+        return None, None, "no-survivor"
+    top, src = max(steps), [None] * replica
+    for r, (k, st) in enumerate(held):
+        if k == r % replica and st == top and src[k] is None:
+            src[k] = r // replica
+    if None in src:
+        k = src.index(None)
+        behind = any(h == k == r % replica for r, (h, _) in enumerate(held))
+        return None, None, "shard-%d-%s" % (k, "behind" if behind else "lost")
+    return src, top, None

@@ -74,3 +74,53 @@ class Position(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class Replicas(unittest.TestCase):
+    def test_dims(self):
+        self.assertEqual(sh.replica_dims(8, 4, 2), (2, 2, 2))
+        self.assertEqual(sh.replica_dims(4, 2), (2, 2, 1))
+        with self.assertRaises(ValueError) as c:
+            sh.replica_dims(6, 4)
+        self.assertIn("not a multiple of the replica degree 4", str(c.exception))
+        self.assertRaises(ValueError, sh.replica_dims, 8, 4, 3)
+
+    def test_whole_replicas_leave_and_join(self):
+        # 4 ranks, replicas of 2: the second replica leaves (preempted).
+        self.assertIsNone(sh.replicas_kept(2, [0, 1, None, None], 2))
+        # A replica joins: the old ranks keep their places.
+        self.assertIsNone(sh.replicas_kept(2, [0, 1], 4))
+        # The first leaves, the second becomes ranks 0 and 1: in place.
+        self.assertIsNone(sh.replicas_kept(2, [-1, -1, 0, 1], 2))
+
+    def test_every_replica_broken(self):
+        # One rank of each replica leaves: shard 1 has no copy.
+        self.assertEqual(sh.replicas_kept(2, [0, None, 1, None], 2),
+                         "shard-1-lost")
+        # One replica only (plain FSDP), a rank of it leaves.
+        self.assertEqual(sh.replicas_kept(4, [0, 1, None, 2], 4),
+                         "shard-2-lost")
+        # A size the replicas do not divide.
+        self.assertEqual(sh.replicas_kept(2, [0, 1, 2, None], 3),
+                         "size-3-not-replicas-of-2")
+        # A survivor moved to another place holds no shard there.
+        self.assertEqual(sh.replicas_kept(2, [1, 0], 2), "shard-0-lost")
+
+    def test_sources(self):
+        # Replica 0 survived, replica 1 joined: every shard from 0.
+        self.assertEqual(sh.replica_sources(2, [(0, 9), (1, 9), (-1, 0),
+                                                (-1, 0)]), ([0, 0], 9, None))
+        # Shard 0 survives in replica 1 only, shard 1 in replica 0 only.
+        self.assertEqual(sh.replica_sources(2, [(-1, 0), (1, 5), (0, 5),
+                                                (-1, 0)]), ([1, 0], 5, None))
+        # A rank a step behind is no source.
+        self.assertEqual(sh.replica_sources(2, [(0, 4), (1, 5), (0, 5),
+                                                (1, 4)]), ([1, 0], 5, None))
+        self.assertEqual(sh.replica_sources(2, [(0, 4), (1, 5)]),
+                         (None, None, "shard-0-behind"))
+        self.assertEqual(sh.replica_sources(2, [(1, 5), (1, 5)]),
+                         (None, None, "shard-0-lost"))
+        self.assertEqual(sh.replica_sources(2, [(-1, 0), (-1, 0)]),
+                         (None, None, "no-survivor"))
+        self.assertEqual(sh.replica_sources(2, [(0, 1), (1, 1), (0, 1)]),
+                         (None, None, "size-3-not-replicas-of-2"))
