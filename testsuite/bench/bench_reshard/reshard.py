@@ -10,7 +10,8 @@ on beside 5 training steps), into DIR, 3 times each (the medians).  MODE load: l
 newest checkpoint of DIR at this world's size.  MODE heal: replica 0
 (the first half of the ranks) trains a step; replica 1 takes its state
 from replica 0 over the world's transport, then every rank loads the
-same state from DIR for comparison.  MB: the parameters plus the Adam
+same state from DIR for comparison: from the page cache, then cold (its
+pages dropped first, as on a node that did not write it).  MB: the parameters plus the Adam
 state, in MB, over the whole world.  The model is sharded by FSDP2 where
 fully_shard runs on the CPU (HSDP for heal: replicated across the two
 halves, sharded inside each), by tensor parallel otherwise.
@@ -98,6 +99,18 @@ def same_as_replica0(state, mesh):
     return ok.item() == 1.0
 
 
+def drop_pages(path):
+    """Drop the page cache of a checkpoint's files: its load then reads
+    the disk, as a joiner on another node would (a clean page is dropped
+    whoever asks)."""
+    for e in os.scandir(path):
+        fd = os.open(e.path, os.O_RDONLY)
+        try:
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        finally:
+            os.close(fd)
+
+
 def say(rank, **kv):
     if rank == 0:
         print("reshard: " + " ".join("%s=%s" % (k, v if not isinstance(v, float)
@@ -159,13 +172,17 @@ def main():
         got = total(sharded.heal(state, mesh, src=0, dim="replica"))
         heal_s = time.time() - t0
         same = same_as_replica0(state, mesh)
-        dist.barrier()
-        t0 = time.time()
-        ckpt.load(state)
-        load_s = time.time() - t0
+        loads = []
+        for cold in (False, True):
+            if cold:
+                drop_pages(ckpt.newest())
+            dist.barrier()
+            t0 = time.time()
+            ckpt.load(state)
+            loads.append(time.time() - t0)
         say(rank, mode=mode, how=how, world=world, bytes=int(nbytes),
-            healed_bytes=int(got), heal=heal_s, load=load_s,
-            same="yes" if same else "no")
+            healed_bytes=int(got), heal=heal_s, load=loads[0],
+            load_cold=loads[1], same="yes" if same else "no")
     dist.destroy_process_group()
     return 0
 
