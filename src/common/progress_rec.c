@@ -10,10 +10,10 @@
 int progress_rec_format(const struct progress_rec *r, char *buf)
 {
 	char tmp[PROGRESS_REC_LEN + 1];
-	int n = snprintf(tmp, sizeof(tmp), "v1 %u %llu %llu %c %ld %d",
+	int n = snprintf(tmp, sizeof(tmp), "v1 %u %llu %llu %c %ld %d %llu",
 			 r->restart, (unsigned long long)r->step,
 			 (unsigned long long)r->mono_ms, r->state, (long)r->pid,
-			 r->sig);
+			 r->sig, (unsigned long long)r->save_ms);
 
 	if (n < 0 || n > PROGRESS_REC_LEN - 1)
 		return -1;
@@ -26,18 +26,22 @@ int progress_rec_format(const struct progress_rec *r, char *buf)
 int progress_rec_parse(const char *buf, size_t len, struct progress_rec *r)
 {
 	char tmp[PROGRESS_REC_LEN + 1], state, end;
-	unsigned long long step, mono;
+	unsigned long long step, mono, save = 0;
 	unsigned restart;
 	long pid;
-	int sig, n = 0;
+	int sig, n = 0, k;
 
 	if (len != PROGRESS_REC_LEN || buf[len - 1] != '\n' ||
 	    memchr(buf, '\0', len))
 		return -1;
 	memcpy(tmp, buf, len);
 	tmp[len - 1] = '\0';
-	if (sscanf(tmp, "v1 %u %llu %llu %c %ld %d %n%c", &restart, &step,
-		   &mono, &state, &pid, &sig, &n, &end) != 6 ||
+	/* SAVE_MS is optional (a record of an older writer has none). */
+	k = sscanf(tmp, "v1 %u %llu %llu %c %ld %d %n%c", &restart, &step,
+		   &mono, &state, &pid, &sig, &n, &end);
+	if (k == 7 && sscanf(tmp + n, "%llu %c", &save, &end) != 1)
+		return -1;
+	if (k < 6 || (k == 7 && (tmp[n] < '0' || tmp[n] > '9')) ||
 	    (state != PROGRESS_STEPPING && state != PROGRESS_SAVING) ||
 	    pid <= 0 || sig < 0 || sig >= NSIG)
 		return -1;
@@ -47,5 +51,6 @@ int progress_rec_parse(const char *buf, size_t len, struct progress_rec *r)
 	r->state = state;
 	r->pid = (pid_t)pid;
 	r->sig = sig;
+	r->save_ms = save;
 	return 0;
 }

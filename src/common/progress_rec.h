@@ -8,14 +8,17 @@
  * PROGRESS_REC_LEN bytes of text, padded with blanks and ended by a
  * newline, so that one pwrite() replaces the whole of it:
  *
- *   v1 RESTART STEP MONO_MS STATE PID SIG
+ *   v1 RESTART STEP MONO_MS STATE PID SIG [SAVE_MS]
  *
  * RESTART is ELASTIC_RESTART_COUNT; STEP the rank's step count; MONO_MS
  * CLOCK_MONOTONIC in ms when it was written (the node's clock: only its
  * heartbeat task compares it); STATE 'r' (a step ended) or 's' (saving a
  * checkpoint it announced: not a hang); PID the rank's process; SIG the
- * signal on which it prints its stacks (0: none).  The Python module
- * writes the same text (contribs/python/slurm_elastic/_progress.py).
+ * signal on which it prints its stacks (0: none); SAVE_MS how long its
+ * last checkpoint took to save, whole (a periodic save's too: the
+ * launcher weighs it against the grace; 0 or absent: none known).  The
+ * Python module writes the same text (contribs/python/slurm_elastic/
+ * _progress.py).
  */
 
 #include <stdint.h>
@@ -32,6 +35,7 @@ struct progress_rec {
 	char state;
 	pid_t pid;
 	int sig;
+	uint64_t save_ms;
 };
 
 /* Write r as a record into buf (PROGRESS_REC_LEN bytes, no NUL): 0, or

@@ -354,6 +354,9 @@ bool heartbeat_lost(unsigned restart, unsigned nnodes, struct lost_node *ret);
  * Unless a split explains the stall, heartbeat_hang_named then names it
  * in the timeline and asks every node for its ranks' stacks. */
 bool heartbeat_hung(struct lost_node *ret);
+/* A rank's last checkpoint save (pace.h) took more than half the grace:
+ * said once a launch, in the timeline and on standard error. */
+void heartbeat_grace(const struct config *c, unsigned restart, unsigned nnodes);
 /* A node's ring probe found a peer it cannot reach (ring.h), not acted
  * on in the last HB_RING_HOLDOFF_S: then the full probe decides. */
 bool heartbeat_ring_cut(void);

@@ -183,7 +183,7 @@ static int hb_line(const char *node, unsigned port, const struct hb_rank *r,
 		   size_t n, char *line, size_t len)
 {
 	uint64_t now = mono_ms();
-	size_t k;
+	size_t k, slow = 0;
 	int j = snprintf(line, len, "%s%s p=%u", node, hb_term ? " TERM" : "",
 			 port);
 
@@ -198,7 +198,14 @@ static int hb_line(const char *node, unsigned port, const struct hb_rank *r,
 			j +=
 			    snprintf(line + j, len - (size_t)j, "/%lld/%lld/%c",
 				     r[i].run_ms, r[i].wait_ms, r[i].pstate);
+		if (r[i].rec.save_ms > r[slow].rec.save_ms)
+			slow = i;
 	}
+	/* The node's longest save, once (pace.h): the steps' words first. */
+	if (n && r[slow].rec.save_ms && j > 0 && (size_t)j < len - 32)
+		j += snprintf(line + j, len - (size_t)j, " s%u=%llu",
+			      r[slow].rank,
+			      (unsigned long long)r[slow].rec.save_ms);
 	k = (size_t)j;
 	if (j <= 0 || k >= len - 1)
 		return -1;

@@ -57,7 +57,8 @@ static struct heartbeats {
 	struct split *probe;  /* a probe's answers, while it is asked */
 	unsigned timeout;
 	bool stacks_asked;
-	int hung; /* the rank heartbeat_hung found (pace's index) */
+	bool grace_said; /* a save too long for the grace, said once */
+	int hung;	 /* the rank heartbeat_hung found (pace's index) */
 	/* The ring probe (ring.h): nodes in the last RING sent, when; the
 	 * last "R=" line naming a peer, when, and when it was acted on. */
 	size_t ring_n;
@@ -409,6 +410,23 @@ static void hb_ask_stacks(void)
 		    hb_write(&hb.step[i], "STACKS\n", 7) < 0)
 			elog_debug("stacks: job %u: %s", hb.step[i].job,
 				   strerror(errno));
+}
+
+void heartbeat_grace(const struct config *c, unsigned restart, unsigned nnodes)
+{
+	double save_s = (double)hb.pace.save_ms / 1000.0;
+
+	if (!hb.on || hb.grace_said || !c->grace || save_s * 2 < c->grace)
+		return;
+	hb.grace_said = true;
+	timeline("grace-warning", restart, nnodes,
+		 "source=measured save_seconds=%.3f rank=%u grace=%u", save_s,
+		 hb.pace.save_rank, c->grace);
+	elog_warn("rank %u's checkpoint took %.1f s to save, more than half "
+		  "the %u s grace: at an event it may not be on disk before "
+		  "Slurm kills the ranks; raise --elastic-grace (or checkpoint "
+		  "faster)",
+		  hb.pace.save_rank, save_s, c->grace);
 }
 
 bool heartbeat_hung(struct lost_node *ret)

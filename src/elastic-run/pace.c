@@ -89,6 +89,12 @@ int pace_heard(struct pace *p, size_t node, const char *line, double now)
 		int k = sscanf(w + 1, "r%u=%llu/%llu/%c/%llu/%llu/%c", &rank,
 			       &step, &age, &state, &run, &wait, &ps);
 
+		if (k <= 0 && sscanf(w + 1, "s%u=%llu", &rank, &step) == 2 &&
+		    step > p->save_ms) {
+			p->save_ms = step;
+			p->save_rank = rank;
+			continue;
+		}
 		if (k < 4 || (state != 'r' && state != 's'))
 			continue;
 		if (pace_report(p, rank, node, step, (double)age / 1000.0,

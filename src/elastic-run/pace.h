@@ -8,6 +8,10 @@
  * stopped making progress.  Pure: fed the words and the time, so that every
  * rule is a unit test.
  *
+ * A rank's last checkpoint save ("s<RANK>=<SAVE_MS>" words, where it
+ * reported one) makes the world's longest save, weighed against the
+ * grace before an event needs it.
+ *
  * A rank is watched once it reported a step written after the table
  * started (a launch, or an in-place resize: a world paused by a resize
  * is not a hang) or its step moved since: so never during its first
@@ -48,6 +52,9 @@ struct pace {
 	 * made no progress meanwhile, and are silent only since. */
 	double save_end;
 	unsigned timeout_s; /* the job's, 0: derived */
+	/* The longest save a rank reported, and the rank. */
+	uint64_t save_ms;
+	unsigned save_rank;
 	double ring[PACE_RING];
 	size_t ring_n, ring_i;
 };

@@ -24,6 +24,7 @@ static bool watch_fault(const struct config *c, struct source *src,
 {
 	struct lost_node lost;
 
+	heartbeat_grace(c, restart, ms->nnodes);
 	if (heartbeat_lost(restart, ms->nnodes, &lost))
 		;
 	else if (heartbeat_ring_cut() && heartbeat_split(ms, restart, w))

@@ -119,11 +119,27 @@ int elastic_progress(unsigned long long step)
 	return rc;
 }
 
+/* CLOCK_MONOTONIC in ms. */
+static uint64_t mono_now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
+}
+
 int elastic_progress_saving(int saving)
 {
+	static uint64_t since; /* when the save under way began */
 	int rc;
 
 	pthread_mutex_lock(&lock);
+	/* The save's time goes into the records after it (the launcher
+	 * weighs it against the grace). */
+	if (saving && rec.state != PROGRESS_SAVING)
+		since = mono_now_ms();
+	else if (!saving && rec.state == PROGRESS_SAVING)
+		rec.save_ms = mono_now_ms() - since;
 	rec.state = saving ? PROGRESS_SAVING : PROGRESS_STEPPING;
 	rc = reported ? progress_write() : 0;
 	pthread_mutex_unlock(&lock);

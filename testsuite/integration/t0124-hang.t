@@ -5,7 +5,8 @@
 # --elastic-hang-timeout=10,
 #   1. no false alarm: a first step of 15 s (imports, data loading), then a
 #      checkpoint save of 15 s that rank 0 announces while the others wait
-#      for it without progress, trip nothing;
+#      for it without progress, trip nothing; the save, longer than the
+#      10 s grace, is said at once (a warning, source=measured);
 #   2. the rank on the unit's node stops (SIGSTOP: its process lives, its
 #      node is fine, Slurm sees nothing): elastic-run names the rank and the
 #      node within the timeout, prints every rank's stacks into the job's
@@ -15,7 +16,7 @@
 . "$(dirname "$0")/elasticd.sh"
 ed_setup
 
-plan 17
+plan 18
 
 [ "${MC_HOSTS:-0}" = 1 ] || bail "needs the cluster of hosts (MC_HOSTS=1)"
 HANG=10
@@ -70,6 +71,9 @@ is "1: a first step longer than the timeout is no hang" "$(grep -c 'event=hang' 
 touch "$W/save"
 ok "1: rank 0 saves for 15 s, the others wait" wait_until 60 test -e "$W/saved"
 is "1: a save longer than the timeout is no hang" "$(grep -c 'event=hang' "$out")" 0
+like "1: ... and elastic-run says it is longer than the grace, before any event" \
+	"$(wait_until 10 grep -qE 'event=grace-warning .*source=measured' "$out"; grep -E 'event=grace-warning ' "$out" | head -n1)" \
+	'event=grace-warning .*source=measured save_seconds=1[5-9]\.[0-9]+ rank=0 grace=10'
 
 # --- 2. a rank stops -----------------------------------------------------------------
 unit=$(running_units "$base" | tr ' ' '\n' | sed '/^$/d' | tail -n1)

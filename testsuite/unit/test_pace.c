@@ -224,6 +224,29 @@ static void stray_words(void **state)
 	pace_free(&p);
 }
 
+/* The ranks' save times: the longest, and whose; they take no part in
+ * the steps. */
+static void save_times(void **state)
+{
+	struct pace p;
+
+	(void)state;
+	pace_init(&p, 100, 0);
+	assert_int_equal(pace_heard(&p, 0, "n0 r0=5/0/r s0=1200 r1=5/0/r", 101),
+			 0);
+	assert_int_equal(p.save_ms, 1200);
+	assert_int_equal(p.save_rank, 0);
+	assert_int_equal(p.n, 2);
+	assert_int_equal(pace_heard(&p, 1, "n1 r2=5/0/r s2=4500 s3=x", 102), 0);
+	assert_int_equal(p.save_ms, 4500);
+	assert_int_equal(p.save_rank, 2);
+	/* A shorter one later: the longest stays. */
+	assert_int_equal(pace_heard(&p, 0, "n0 s0=800", 103), 0);
+	assert_int_equal(p.save_ms, 4500);
+	assert_int_equal(p.save_rank, 2);
+	pace_free(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -235,6 +258,7 @@ int main(void)
 		cmocka_unit_test(first_step_and_old_records),
 		cmocka_unit_test(stale_record_elsewhere),
 		cmocka_unit_test(stray_words),
+		cmocka_unit_test(save_times),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

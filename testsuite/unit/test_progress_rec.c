@@ -12,11 +12,12 @@
 
 #define SPACES10 "          "
 #define C_RECORD                                                               \
-	"v1 2 120 98765 r 4242 3" SPACES10 SPACES10 SPACES10 SPACES10 "\n"
+	"v1 2 120 98765 r 4242 3 1500" SPACES10 SPACES10 SPACES10 "     \n"
 
 static void format_fixed(void **state)
 {
-	struct progress_rec r = { 2, 120, 98765, PROGRESS_STEPPING, 4242, 3 };
+	struct progress_rec r = { 2,	120, 98765, PROGRESS_STEPPING,
+				  4242, 3,   1500 };
 	char buf[PROGRESS_REC_LEN];
 
 	(void)state;
@@ -33,7 +34,7 @@ static void format_fixed(void **state)
 static void parse_round_trip(void **state)
 {
 	struct progress_rec r = { 0 },
-			    w = { 9, 1u << 20, 5, PROGRESS_SAVING, 77, 0 };
+			    w = { 9, 1u << 20, 5, PROGRESS_SAVING, 77, 0, 0 };
 	char buf[PROGRESS_REC_LEN];
 
 	(void)state;
@@ -44,6 +45,13 @@ static void parse_round_trip(void **state)
 	assert_int_equal(r.state, PROGRESS_STEPPING);
 	assert_int_equal(r.pid, 4242);
 	assert_int_equal(r.sig, 3);
+	assert_int_equal(r.save_ms, 1500);
+	/* An older writer's record, without SAVE_MS: none known. */
+	memset(buf, ' ', sizeof(buf));
+	memcpy(buf, "v1 2 120 98765 r 4242 3", 23);
+	buf[PROGRESS_REC_LEN - 1] = '\n';
+	assert_int_equal(progress_rec_parse(buf, sizeof(buf), &r), 0);
+	assert_int_equal(r.save_ms, 0);
 	assert_int_equal(progress_rec_format(&w, buf), 0);
 	assert_int_equal(progress_rec_parse(buf, sizeof(buf), &r), 0);
 	assert_int_equal(r.step, 1u << 20);
@@ -58,8 +66,9 @@ static void parse_bad(void **state)
 		"v2 2 120 98765 r 4242 3",	"v1 2 120 98765 x 4242 3",
 		"v1 2 120 98765 r 0 3",		"v1 2 120 98765 r 4242 999",
 		"v1 2 120 98765 r 4242 3 junk", "v1 2 120",
+		"v1 2 120 98765 r 4242 3 -5",	"v1 2 120 98765 r 4242 3 5 6",
 	};
-	struct progress_rec r = { 1, 2, 3, PROGRESS_STEPPING, 4, 5 },
+	struct progress_rec r = { 1, 2, 3, PROGRESS_STEPPING, 4, 5, 6 },
 			    before = r;
 
 	(void)state;

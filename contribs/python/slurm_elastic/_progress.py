@@ -31,7 +31,7 @@ STACK_SIGNAL = signal.SIGQUIT
 
 _lock = threading.Lock()
 _state = {"fd": None, "step": 0, "saving": False, "sig": 0, "restart": 0,
-          "reported": False}
+          "reported": False, "save_ms": 0}
 
 
 def _own_dir(path):
@@ -70,9 +70,9 @@ def _open():
         _state["sig"] = int(STACK_SIGNAL)
 
 
-def format_record(restart, step, mono_ms, state, pid, sig):
+def format_record(restart, step, mono_ms, state, pid, sig, save_ms=0):
     """The 64-byte record (bytes), as libelastic writes it."""
-    text = f"v1 {restart} {step} {mono_ms} {state} {pid} {sig}"
+    text = f"v1 {restart} {step} {mono_ms} {state} {pid} {sig} {save_ms}"
     if len(text) > REC_LEN - 1:
         raise ValueError("progress record too long")
     return (text.ljust(REC_LEN - 1) + "\n").encode()
@@ -86,7 +86,7 @@ def _write():
     rec = format_record(_state["restart"], _state["step"],
                         time.clock_gettime_ns(time.CLOCK_MONOTONIC)
                         // 1000000, "s" if _state["saving"] else "r",
-                        os.getpid(), _state["sig"])
+                        os.getpid(), _state["sig"], _state["save_ms"])
     try:
         os.pwrite(_state["fd"], rec, 0)
     except OSError:
@@ -104,17 +104,27 @@ def progress(step=None):
 
 @contextlib.contextmanager
 def saving():
-    """A checkpoint save: no hang is declared while it runs.  Before the
-    first progress() it reports nothing: a script that reports no steps is
-    not watched (its saves alone would say nothing of its progress)."""
+    """A checkpoint save: no hang is declared while it runs, and its time
+    is reported (see saved()).  Before the first progress() it reports
+    nothing: a script that reports no steps is not watched (its saves
+    alone would say nothing of its progress)."""
     with _lock:
         _state["saving"] = True
         if _state["reported"]:
             _write()
+    t0 = time.monotonic()
     try:
         yield
     finally:
         with _lock:
             _state["saving"] = False
+            _state["save_ms"] = int((time.monotonic() - t0) * 1000)
             if _state["reported"]:
                 _write()
+
+
+def saved(seconds):
+    """A checkpoint save took seconds, whole (an async one's too): the
+    next records say so, and elastic-run weighs it against the grace."""
+    with _lock:
+        _state["save_ms"] = max(0, int(seconds * 1000))

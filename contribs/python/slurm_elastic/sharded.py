@@ -40,6 +40,7 @@ import time
 import torch
 import torch.distributed as dist
 
+from . import _progress
 from . import (EXIT_EVENT, _own_dir, checkpoint_dir, checkpoint_path,
                exit_rank, list_checkpoints, parse_checkpoint_name,
                prev_checkpoint, saving)
@@ -388,6 +389,7 @@ class Checkpointer:
             finally:
                 os.close(fd)
         self.saved = final
+        _progress.saved(time.time() - t0)
         self._done.append({"step": step, "path": final, "async": was_async,
                            "stall": stall, "seconds": time.time() - t0,
                            "nbytes": nbytes})

@@ -12,7 +12,7 @@ import unittest
 from slurm_elastic import _progress as pg
 
 # The record libelastic writes for the same values (test_progress_rec.c).
-C_RECORD = (b"v1 2 120 98765 r 4242 3" + b" " * 40 + b"\n")
+C_RECORD = (b"v1 2 120 98765 r 4242 3 1500" + b" " * 35 + b"\n")
 
 
 def _child(code, env):
@@ -33,7 +33,7 @@ def _child(code, env):
 
 class Record(unittest.TestCase):
     def test_same_as_libelastic(self):
-        self.assertEqual(pg.format_record(2, 120, 98765, "r", 4242, 3),
+        self.assertEqual(pg.format_record(2, 120, 98765, "r", 4242, 3, 1500),
                          C_RECORD)
         self.assertEqual(len(C_RECORD), pg.REC_LEN)
 
@@ -86,6 +86,21 @@ class Reports(unittest.TestCase):
                         "    print(open('%s/rank.3').read().split()[4])\n"
                         % self.d, self.env)
         self.assertEqual(out.strip(), "s")
+
+    def test_save_times(self):
+        # A save announced by saving() is timed; saved() reports one that
+        # was not (an async save); the records after say it, in ms.
+        _child("import time, slurm_elastic as se\n"
+               "from slurm_elastic import _progress\n"
+               "se.progress(1)\n"
+               "with se.saving():\n"
+               "    time.sleep(0.3)\n", self.env)
+        self.assertGreaterEqual(int(self.read().split()[7]), 300)
+        _child("import slurm_elastic as se\n"
+               "from slurm_elastic import _progress\n"
+               "se.progress(1); _progress.saved(2.5); se.progress(2)\n",
+               self.env)
+        self.assertEqual(self.read().split()[7], b"2500")
 
     def test_stacks_on_sigquit(self):
         _, err = _child("import os, signal, slurm_elastic as se\n"
