@@ -29,7 +29,8 @@ static const char usage[] =
     "         [--grace S] [--scale-delay S] [--fault-timeout S]\n"
     "         [--ondemand-fallback never|below-min|always] [--rate R]\n"
     "         [--rate-curve W:R,...]\n"
-    "         [--ckpt S] [--ckpt-every S] [--restart S] [--stop S]\n"
+    "         [--ckpt S] [--ckpt-every S] [--ckpt-stall S] [--restart S]"
+    " [--stop S]\n"
     "         [--resize S] [--inplace S] [--join S] [--start S]\n"
     "         [--detect S] [--lost S] [--requeue S]"
     " [--queue-wait S] [--tick MS] [--exact-passes]\n"
@@ -239,6 +240,7 @@ static const struct option longopts[] = {
 	{ "spares", required_argument, NULL, 35 },
 	{ "spares-cold", no_argument, NULL, 36 },
 	{ "unit-queue-wait", required_argument, NULL, 37 },
+	{ "ckpt-stall", required_argument, NULL, 38 },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -466,6 +468,9 @@ static void set_cost(struct goodsim_params *p, int c, double d)
 	case 37:
 		p->unit_queue_wait_s = d;
 		break;
+	case 38:
+		p->ckpt_stall_s = d;
+		break;
 	}
 }
 
@@ -616,6 +621,10 @@ static void print_setup(const char *name, const struct trace *t,
 		       goodsim_world_rate(p, p->ncurve), p->ncurve);
 	else
 		printf("client %.0f samples/s per node, linear\n", p->rate);
+	if (p->ckpt_stall_s >= 0)
+		printf("  checkpoints async: the step loop stalls %.3f s a "
+		       "save\n",
+		       p->ckpt_stall_s);
 	printf("  costs: checkpoint %.1f s every %.0f s, restart %.1f s (the "
 	       "world picked after %.1f s), our "
 	       "resize %.1f s, in place %.1f s (joiners ready %.1f s), job "

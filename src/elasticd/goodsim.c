@@ -48,6 +48,7 @@ void goodsim_defaults(struct goodsim_params *p)
 	p->rate = 100;
 	p->ckpt_s = 2;
 	p->ckpt_every_s = 600;
+	p->ckpt_stall_s = -1;
 	p->restart_s = 8;
 	p->resize_s = 1.5;
 	p->inplace_s = 0.4;
@@ -131,6 +132,9 @@ int goodsim_check(const struct goodsim_params *p, elastic_error_t *err)
 		  finite_nonneg(p->unit_queue_wait_s) &&
 		  p->unit_queue_wait_s <= 86400,
 	      "costs: each 0..86400 s");
+	CHECK(isfinite(p->ckpt_stall_s) && p->ckpt_stall_s <= p->ckpt_s,
+	      "checkpoint stall: %g s: not up to the write (%g s)",
+	      p->ckpt_stall_s, p->ckpt_s);
 	CHECK(isfinite(p->ckpt_every_s) && p->ckpt_every_s >= 1 &&
 		  p->ckpt_every_s <= 86400 * 7,
 	      "checkpoint period: %g s: not 1..604800", p->ckpt_every_s);

@@ -117,6 +117,12 @@ struct goodsim_params {
 	double curve[GOODSIM_CURVE_MAX + 1];
 	double ckpt_s;	     /* a checkpoint's write */
 	double ckpt_every_s; /* periodic checkpoints, of wall time */
+	/* Async periodic saves (a sharded Checkpointer's): the step loop
+	 * stalls ckpt_stall_s per save, the write (ckpt_s) goes on beside
+	 * training and counts once done (a crash before loses back to the
+	 * save before; the next save waits for it).  < 0: synchronous, the
+	 * stall is the write.  A save at an event is synchronous. */
+	double ckpt_stall_s;
 	double restart_s;    /* ranks up again: start, rendezvous, load */
 	/* Of restart_s, the part before the old ranks are down: for
 	 * slurm-elastic, before the launcher picks the new world (world

@@ -67,6 +67,10 @@ struct gtrain {
 	unsigned next;
 	int64_t switch_ms;
 	double done, ckpt;
+	/* An async save under way: its position, durable at pend_ms (0:
+	 * none). */
+	double pend;
+	int64_t pend_ms;
 };
 
 struct ggroup {

@@ -27,10 +27,39 @@ static double group_rate(const struct sim *s, const struct gtrain *t)
 	return goodsim_world_rate(s->p, t->world) / 1000.0; /* a ms */
 }
 
+/* An async save done by t: the checkpoint to fall back on. */
+static void ckpt_durable(struct gtrain *tr, int64_t t)
+{
+	if (tr->pend_ms && tr->pend_ms <= t) {
+		tr->ckpt = tr->pend;
+		tr->pend_ms = 0;
+	}
+}
+
+/* A periodic save at tr->ckpt_ms, the position there: synchronous (the
+ * step loop waits for the write) or async (for the copy alone; the next
+ * save waits for the write before it). */
+static void ckpt_periodic(const struct sim *s, struct gtrain *tr)
+{
+	int64_t at = tr->ckpt_ms, write = ms_of(s->p->ckpt_s);
+
+	if (s->p->ckpt_stall_s < 0) {
+		tr->ckpt = tr->done;
+		tr->seg_ms = at + write;
+		return;
+	}
+	if (tr->pend_ms > at)
+		at = tr->pend_ms; /* the last one's write first */
+	ckpt_durable(tr, at);
+	tr->pend = tr->done;
+	tr->pend_ms = at + write;
+	tr->seg_ms = at + ms_of(s->p->ckpt_stall_s);
+}
+
 /* Bring the position to time t: periodic checkpoints on the way. */
 void gs_train_to(struct sim *s, struct gtrain *tr, int64_t t)
 {
-	int64_t every = ms_of(s->p->ckpt_every_s), pause = ms_of(s->p->ckpt_s);
+	int64_t every = ms_of(s->p->ckpt_every_s);
 
 	if (tr->state == T_WAIT && tr->wait_ms <= t) {
 		tr->state = T_TRAIN;
@@ -56,10 +85,10 @@ void gs_train_to(struct sim *s, struct gtrain *tr, int64_t t)
 		if (tr->ckpt_ms > tr->seg_ms)
 			tr->done += group_rate(s, tr) *
 				    (double)(tr->ckpt_ms - tr->seg_ms);
-		tr->ckpt = tr->done;
-		tr->seg_ms = tr->ckpt_ms + pause;
+		ckpt_periodic(s, tr);
 		tr->ckpt_ms = tr->seg_ms + every;
 	}
+	ckpt_durable(tr, t);
 	if (t > tr->seg_ms) {
 		tr->done += group_rate(s, tr) * (double)(t - tr->seg_ms);
 		tr->seg_ms = t;
@@ -73,6 +102,7 @@ static void train_stop(struct sim *s, struct gtrain *tr, int64_t t)
 	gs_train_to(s, tr, t);
 	if (tr->state == T_TRAIN)
 		tr->ckpt = tr->done;
+	tr->pend_ms = 0; /* a save at the event: it supersedes */
 	tr->state = T_IDLE;
 	tr->next = 0;
 }
@@ -85,6 +115,7 @@ static void train_crash(struct sim *s, struct gtrain *tr, int64_t t)
 		return;
 	s->res.repeated += tr->done - tr->ckpt;
 	tr->done = tr->ckpt;
+	tr->pend_ms = 0; /* an async save under way dies with the rank */
 	tr->state = T_IDLE;
 }
 
