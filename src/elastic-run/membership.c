@@ -75,6 +75,12 @@ int members_add(struct members *ms, uint32_t job_id, unsigned nnodes,
 {
 	if (ms->n == MAX_MEMBERS)
 		return elastic_errorf(err, "more than %d members", MAX_MEMBERS);
+	/* One job is one member: twice, its ranks would be launched twice
+	 * and the world could not be told from another. */
+	for (size_t i = 0; i < ms->n; i++)
+		if (ms->m[i].job_id == job_id)
+			return elastic_errorf(err, "job %u is a member twice",
+					      job_id);
 	if (!pool_put(ms, &ms->m[ms->n], job_id, nnodes, nodes))
 		return elastic_errorf(err,
 				      "job %u: the node lists of the world "

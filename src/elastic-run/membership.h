@@ -62,7 +62,8 @@ static inline const char *member_nodes(const struct members *ms, size_t i)
 }
 
 /* Add a member (after the others): 0, or -1 with err set when the lists
- * do not fit the pool or there are MAX_MEMBERS members already. */
+ * do not fit the pool, there are MAX_MEMBERS members already or job_id
+ * is one of them. */
 int members_add(struct members *ms, uint32_t job_id, unsigned nnodes,
 		const char *nodes, elastic_error_t *err);
 

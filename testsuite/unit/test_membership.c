@@ -194,6 +194,13 @@ static void test_bad_documents(void **state)
 	    "{\"id\":100,\"generation\":1,\"members\":[" MEMBER(
 		4294967296, "base", "running", 1, "\"n1\"", "true") "]}",
 	    "group 100: member 0 has no job_id, nnodes or nodes");
+	/* One job twice in the world (found by fuzz_members: the same text
+	 * made two worlds that differ). */
+	parse_fails("{\"id\":100,\"generation\":3,\"members\":[" MEMBER(
+			100, "base", "running", 1, "\"n1\"",
+			"true") "," MEMBER(100, "preemptible", "running", 1,
+					   "\"n2\"", "true") "]}",
+		    "group 100: job 100 is a member twice");
 }
 
 /* Bounded: members and node lists. */
