@@ -24,7 +24,8 @@ Checkpoints are PyTorch distributed checkpoints (DCP), a directory per
 save (``ckpt-<step>`` in the checkpoint dir) written by every rank, saved
 at N ranks and loaded at M: a resized world reshards.  The periodic saves
 (``--checkpoint-every``) are async: the step loop waits only for the copy
-to memory.  At an elastic event the ranks agree after the step, save
+to memory (beside the next step's forward and backward where torch takes
+a copy under way).  At an elastic event the ranks agree after the step, save
 synchronously, and exit with ``slurm_elastic.EXIT_EVENT`` (75): the
 launcher relaunches at the new size (the restart path).
 

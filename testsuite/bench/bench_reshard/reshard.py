@@ -5,8 +5,9 @@ and loaded through slurm_elastic.sharded (PyTorch's DCP).
     reshard.py MODE MB DIR
 
 MODE save: train a step, then checkpoint: synchronously (the stall is the
-whole save), then async (the stall is the copy to memory; the write goes
-on beside 5 training steps), into DIR, 3 times each (the medians).  MODE load: load and reshard the
+whole save), then async (the stall is the copy to memory, or the part of
+it the next step's forward and backward did not hide; the write goes on
+beside 5 training steps), into DIR, 3 times each (the medians).  MODE load: load and reshard the
 newest checkpoint of DIR at this world's size.  MODE heal: replica 0
 (the first half of the ranks) trains a step; replica 1 takes its state
 from replica 0 over the world's transport, then every rank loads the
@@ -84,12 +85,16 @@ def total(n):
     return t.item()
 
 
-def same_as_replica0(state, mesh):
-    """Does every rank hold what the rank of replica 0 at its place holds?"""
+def checksum(state):
+    """This rank's sum of its model and optimizer state."""
     sd = state.state_dict()
     ts = sharded._local_tensors({"m": sd["model"], "o": sd["optim"]}, [])
-    c = torch.tensor([sum(float(t.double().sum()) for t in ts)],
-                     dtype=torch.float64)
+    return sum(float(t.double().sum()) for t in ts)
+
+
+def same_as_replica0(state, mesh):
+    """Does every rank hold what the rank of replica 0 at its place holds?"""
+    c = torch.tensor([checksum(state)], dtype=torch.float64)
     lo, hi = c.clone(), c.clone()
     g = mesh["replica"].get_group()
     dist.all_reduce(lo, op=dist.ReduceOp.MIN, group=g)
@@ -144,16 +149,26 @@ def main():
             syncs.append(time.time() - t0)
             step(model, opt)
             dist.barrier()
+            before = checksum(state)
             t0 = time.time()
             ckpt.save(state, 2 + 2 * i)
-            stalls.append(time.time() - t0)
             for _ in range(5):
                 step(model, opt)
             ckpt.wait()
             totals.append(time.time() - t0)
+            # The step loop's stall: save() and, where the copy to memory
+            # goes on beside the next step, the optimizer's wait for it.
+            stalls.append([d["stall"] for d in ckpt.completed()
+                           if d["async"]][-1])
+        # The last async save holds the state as it was at save(), not as
+        # the 5 steps beside its copy and write left it.
+        ckpt.load(state)
+        ok = torch.tensor([1.0 if checksum(state) == before else 0.0])
+        dist.all_reduce(ok, op=dist.ReduceOp.MIN)
         say(rank, mode=mode, how=how, world=world, bytes=int(nbytes),
             sync=median(syncs), stall=median(stalls),
-            async_total=median(totals), first_stall=stalls[0])
+            async_total=median(totals), first_stall=stalls[0],
+            exact="yes" if ok.item() == 1.0 else "no")
     elif mode == "load":
         dist.barrier()
         t0 = time.time()
