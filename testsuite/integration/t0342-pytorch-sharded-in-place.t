@@ -12,13 +12,14 @@
 # their processes through every resize, every elastic-run resize is in
 # place, every sample is trained once per epoch (beyond the step a crash
 # may redo) and the final loss is that of an uninterrupted run at 2
-# ranks, within 5%.
+# ranks, within 5%.  Its DCP checkpoints are kept as --elastic-keep=3
+# says, and a new job starts from one of them by JOB@STEP, resharded.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/elasticd.sh"
 . "$(dirname "$0")/pytorch.sh"
 ed_setup
 
-plan 27
+plan 31
 pytorch_setup
 
 [ "${MC_HOSTS:-0}" = 1 ] || bail "needs the cluster of hosts (MC_HOSTS=1)"
@@ -43,7 +44,7 @@ exec $RUN -- $PYTHON $EX/train_sharded.py --in-place --replica 2 $ARGS --epochs 
 	--epochs-file $W/epochs --step-sleep 0.05 --checkpoint-every $EVERY --log-every 4 \
 	--sample-log-dir $W/samples --timeout 10"
 base=$(submit_group "$TEST_USER" --elastic-sizes=2,4 --elastic-scale-delay=2 --elastic-grace=30 \
-	--elastic-fault-timeout=5 --elastic-checkpoint-dir="$W/ckpt/%j" -o "$out")
+	--elastic-fault-timeout=5 --elastic-keep=3 --elastic-checkpoint-dir="$W/ckpt/%j" -o "$out")
 like "a --elastic-sizes=2,4 sharded job in replicas of 2 is accepted" "$base" '^[0-9]+$'
 at_exit "scancel $base 2>/dev/null; true"
 ok "it starts at 2 ranks, fresh, on the world channel ($SHARD, tp $TP)" \
@@ -95,6 +96,30 @@ EVERY=0 trained_well "the crash"
 
 # The same training without a resize, at 2 ranks, outside Slurm.
 sharded_as_ref
+# --- its checkpoints: DCP directories, retention, JOB@STEP -----------------
+kept=$(cd "$W/ckpt/$base" && ls -d ckpt-* | tr '\n' ' ')
+three_dcp() {
+	local d
+	for d in $kept; do test -f "$W/ckpt/$base/$d/.metadata" || return 1; done
+	[ "$(wc -w <<<"$kept")" = 3 ]
+}
+ok "--elastic-keep=3: 3 DCP checkpoints are left ($kept)" three_dcp
+first=${kept%% *}
+step=$((10#${first#ckpt-}))
+like "elasticctl checkpoints $base@$step names that directory" \
+	"$(runuser -u "$TEST_USER" -- "$ELASTIC_CTL" checkpoints "$base@$step" 2>&1)" "/ckpt/$base/$first\$"
+# A new job (at 2, on the restart path) from that step: it reshards what
+# the world saved and goes on from there.
+out2=$W/out2
+ED_WRAP="export OMP_NUM_THREADS=1 PYTHONPATH=$ELASTIC_SRCDIR/contribs/python
+exec $RUN -- $PYTHON $EX/train_sharded.py $ARGS --epochs $((EPOCHS + 1)) --log-every 0 --timeout 10"
+job2=$(submit_group "$TEST_USER" --elastic-sizes=2 --elastic-resume-from="$base@$step" \
+	--elastic-checkpoint-dir="$W/ckpt/%j" -o "$out2")
+at_exit "scancel $job2 2>/dev/null; true"
+ok "--elastic-resume-from=$base@$step: the new job loads that checkpoint" \
+	wait_until 120 log_has "$out2" "^train_sharded: resumed from .*/ckpt/$base/$first "
+ok "... and trains to its end from step $step" wait_until 300 eval \
+	"grep -qE '^train_ddp: world 2 restart 0 resumed from .* at step $step, ' '$out2' && log_has '$out2' '^train_ddp: done: '"
 ok "no unit is left" wait_until 60 eval '[ -z "$(slurm_units "$base" RUNNING; slurm_units "$base" PENDING)" ]'
 ok "the crashed node boots" node_resume "$node"
 diag "timeline:" && grep -E 'elastic-run: .*event=(launch|event|joining|resize|resized|fallback|done)' "$out" | sed 's/^/#   /' || true
