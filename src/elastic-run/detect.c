@@ -78,9 +78,11 @@ static int detect_words(const char *rest, unsigned *port)
 		else if (!strncmp(rest, "X=", 2) || !strncmp(rest, "X+=", 3) ||
 			 !strncmp(rest, "R=", 2))
 			; /* a probe's answer, the ring's (ring.h) */
-		else if (n < 3 || rest[0] != 'r' || rest[1] < '0' ||
-			 rest[1] > '9' || !memchr(rest, '=', n))
-			return -1;
+		else if (n < 3 || (rest[0] != 'r' && rest[0] != 's') ||
+			 rest[1] < '0' || rest[1] > '9' ||
+			 !memchr(rest, '=', n))
+			return -1; /* r: a rank's progress, s: its save (pace.h)
+				    */
 		rest += n;
 	}
 	return *rest ? -1 : term;

@@ -133,6 +133,9 @@ static void stray_lines(void **state)
 	/* Ranks' progress words are the pace's, TERM anywhere. */
 	assert_int_equal(detect_heard(&d, "n1 r0=5/10/r r1=5/12/r", 101), 0);
 	assert_false(d.node[0].leaving);
+	/* ... and a rank's save time (pace.h) */
+	assert_int_equal(detect_heard(&d, "n1 r0=5/10/r s0=15000", 101), 0);
+	assert_int_equal(detect_heard(&d, "n1 sx=1", 101), -1);
 	assert_int_equal(detect_heard(&d, "n2 TERM r2=5/10/r", 101), 1);
 	assert_true(d.node[1].leaving);
 	/* The probe port, and a probe's answers (split.h's). */
