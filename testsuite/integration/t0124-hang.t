@@ -72,7 +72,7 @@ touch "$W/save"
 ok "1: rank 0 saves for 15 s, the others wait" wait_until 60 test -e "$W/saved"
 is "1: a save longer than the timeout is no hang" "$(grep -c 'event=hang' "$out")" 0
 like "1: ... and elastic-run says it is longer than the grace, before any event" \
-	"$(wait_until 10 grep -qE 'event=grace-warning .*source=measured' "$out"; grep -E 'event=grace-warning ' "$out" | head -n1)" \
+	"$(wait_until 10 grep -qE 'event=grace-warning .*source=measured' "$out"; grep -E 'event=grace-warning .*source=measured' "$out" | head -n1)" \
 	'event=grace-warning .*source=measured save_seconds=1[5-9]\.[0-9]+ rank=0 grace=10'
 
 # --- 2. a rank stops -----------------------------------------------------------------
