@@ -335,8 +335,9 @@ class InPlace(_TorchInPlace):
         self.state = self.mesh = None
         self.healed = 0  # the bytes this rank took from a replica, last
         super().__init__(backend, timeout, checkpoint=None, environ=environ)
-        self._rebuild()
-        self.ckpt = Checkpointer(checkpoint_dir, async_save=async_save)
+        self.ckpt = None
+        self._groups(lambda: Checkpointer(checkpoint_dir,
+                                          async_save=async_save))
 
     @property
     def position(self):
@@ -357,6 +358,21 @@ class InPlace(_TorchInPlace):
         self.state = TrainState(model, opt, **(old.extra if old else {}))
         if old is not None:
             self.state.step, self.state.consumed = old.step, old.consumed
+
+    def _groups(self, checkpointer):
+        """The world's mesh, model and Checkpointer (checkpointer() makes
+        or renews it), their process groups' sockets noted with the
+        world's: a world that names a node lost shuts them down too, so
+        that a rank blocked in a collective of a mesh's group fails at
+        once, not at its timeout."""
+        from . import inplace
+
+        before = inplace.socket_inodes()
+        self._rebuild()
+        self.ckpt = checkpointer()
+        self._pg_socks.update({fd: ino for fd, ino in
+                               inplace.socket_inodes().items()
+                               if before.get(fd) != ino})
 
     def start(self):
         """After the checkpoint's load: a joiner takes its shards from a
@@ -413,8 +429,7 @@ class InPlace(_TorchInPlace):
         self._init(w)
         # In a joiner's order (its __init__, then start()): every rank
         # makes the new world's groups in the same order.
-        self._rebuild()
-        self.ckpt.renew(drop=True)
+        self._groups(lambda: self.ckpt.renew(drop=True) or self.ckpt)
         self._enter(mine)
         self._joined()
         self.resizes += 1
