@@ -32,10 +32,11 @@ class Checkpointer:
 
     save() with async_save (the default) returns once the copy of the
     state to memory is under way: where DCP takes a copy that is not done
-    yet (its async_stager: Debian unstable's torch, not 2.6), the copy runs beside the next step's
-    forward and backward, and a TrainState's optimizer waits for it
-    before its next step (the state changes there, not before; change it
-    otherwise only after wait()); else save() returns once copied.  The
+    yet (its async_stager: Debian unstable's torch, not 2.6), the copy
+    runs beside the next step's forward and backward, and a TrainState's
+    optimizer waits for it before its next step (the state changes there,
+    not before; change it otherwise only after wait()); else save()
+    returns once copied.  The
     write goes on beside the training and is renamed into place when
     done.  The next save(), wait() and load() wait for it.  completed()
     says what each save cost: its stall of the step loop (the save's and
@@ -186,9 +187,10 @@ class Checkpointer:
             finally:
                 os.close(fd)
         self.saved = final
-        _progress.saved(time.time() - t0)
+        seconds = time.time() - t0
+        _progress.saved(seconds)
         self._done.append({"step": step, "path": final, "async": was_async,
-                           "stall": stall, "seconds": time.time() - t0,
+                           "stall": stall, "seconds": seconds,
                            "nbytes": nbytes})
         return final
 

@@ -214,6 +214,14 @@ def _local_tensors(obj, out):
     return out
 
 
+def _state_tensors(state):
+    """(state dict, the local tensors of its model and optimizer, in its
+    order): what a heal sends and a survivor keeps."""
+    sd = state.state_dict()
+    return sd, _local_tensors({"model": sd["model"], "optim": sd["optim"]},
+                              [])
+
+
 def _live_storage(state):
     """The data pointers of the state's own tensors: the model's
     parameters and buffers and the optimizer's state, as this rank holds
@@ -236,9 +244,7 @@ def heal(state, mesh, src: int = 0, dim: str = "dp"):
     the bytes this rank received (0 on replica src)."""
     group = mesh[dim].get_group()
     root = dist.get_global_rank(group, src)
-    sd = state.state_dict()
-    tensors = _local_tensors({"model": sd["model"], "optim": sd["optim"]},
-                             [])
+    sd, tensors = _state_tensors(state)
     # gloo and NCCL broadcast contiguous buffers in place; all at once,
     # then waited for: the transport pipelines them (a third of the time
     # of one after the other, with gloo).
@@ -414,10 +420,8 @@ class InPlace(_TorchInPlace):
             why = replicas_kept(self.replica, new, w.size)
             if why:
                 self._refuse(w, why, collectives=True)
-        sd = self.state.state_dict()
         mine = (self._rank % self.replica, self.state.step,
-                _local_tensors({"model": sd["model"], "optim": sd["optim"]},
-                               []))
+                _state_tensors(self.state)[1])
         try:
             destroy_process_group()
         except (RuntimeError, AssertionError, ValueError):
@@ -445,9 +449,7 @@ class InPlace(_TorchInPlace):
         if why:
             self._refuse(self._world, why, collectives=False)
         if old is not None and k == self._rank % self.replica and step == top:
-            sd = self.state.state_dict()
-            new = _local_tensors({"model": sd["model"], "optim": sd["optim"]},
-                                 [])
+            sd, new = _state_tensors(self.state)
             if len(new) != len(old) or any(a.shape != b.shape
                                            for a, b in zip(new, old)):
                 raise RuntimeError("sharded.InPlace: build() made another "

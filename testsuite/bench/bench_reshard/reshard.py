@@ -74,8 +74,7 @@ def step(model, opt):
 
 def state_bytes(state):
     """This rank's bytes of model and optimizer state."""
-    sd = state.state_dict()
-    ts = sharded._local_tensors({"m": sd["model"], "o": sd["optim"]}, [])
+    ts = sharded._state_tensors(state)[1]
     return sum(t.numel() * t.element_size() for t in ts)
 
 
@@ -87,8 +86,7 @@ def total(n):
 
 def checksum(state):
     """This rank's sum of its model and optimizer state."""
-    sd = state.state_dict()
-    ts = sharded._local_tensors({"m": sd["model"], "o": sd["optim"]}, [])
+    ts = sharded._state_tensors(state)[1]
     return sum(float(t.double().sum()) for t in ts)
 
 
