@@ -86,9 +86,17 @@ static void progress_open(void)
 	rec.sig = 0;
 }
 
-static int progress_write(void)
+/* CLOCK_MONOTONIC in ms. */
+static uint64_t mono_now_ms(void)
 {
 	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
+}
+
+static int progress_write(void)
+{
 	char buf[PROGRESS_REC_LEN];
 
 	if (fd == -2)
@@ -97,8 +105,7 @@ static int progress_write(void)
 		errno = open_errno;
 		return open_errno ? -1 : 0;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	rec.mono_ms = (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
+	rec.mono_ms = mono_now_ms();
 	if (progress_rec_format(&rec, buf) < 0) {
 		errno = EOVERFLOW;
 		return -1;
@@ -117,15 +124,6 @@ int elastic_progress(unsigned long long step)
 	rc = progress_write();
 	pthread_mutex_unlock(&lock);
 	return rc;
-}
-
-/* CLOCK_MONOTONIC in ms. */
-static uint64_t mono_now_ms(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
 }
 
 int elastic_progress_saving(int saving)
