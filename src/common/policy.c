@@ -26,6 +26,7 @@ enum key_type {
 	T_BOOL,
 	T_LIST,
 	T_CAPS,
+	T_WEIGHTS, /* name:W pairs, W 1..POLICY_WEIGHT_MAX */
 	T_NAME,
 	T_ONDEMAND,
 	T_SIGNAL,
@@ -70,6 +71,11 @@ static const struct key {
 	{ "MaxKeep", T_KEEP, F(max_keep) },
 	{ "MaxSpares", T_SPARES, F(max_spares) },
 	{ "UnitNice", T_NICE, F(unit_nice) },
+	{ "AccountShareWeights", T_WEIGHTS, F(account_weights) },
+	{ "QOSShareWeights", T_WEIGHTS, F(qos_weights) },
+	{ "ShareNiceStep", T_NICE, F(share_nice_step) },
+	{ "Rebalance", T_BOOL, F(rebalance) },
+	{ "RebalanceInterval", T_SECONDS, F(rebalance_interval) },
 	{ "DefaultMinNodes", T_NODES, F(default_min_nodes) },
 	{ "DefaultMaxNodes", T_NODES, F(default_max_nodes) },
 	{ "DefaultStep", T_NODES, F(default_step) },
@@ -251,6 +257,8 @@ void policy_defaults(struct elastic_policy *p)
 	p->max_keep = 100;
 	p->max_spares = POLICY_DEFAULT_MAX_SPARES;
 	p->unit_nice = 10000;
+	p->share_nice_step = POLICY_SHARE_NICE_STEP_DEFAULT;
+	p->rebalance_interval = POLICY_REBALANCE_INTERVAL_DEFAULT;
 	p->default_min_nodes = 1;
 	p->default_max_nodes = 0;
 	p->default_step = 1;
@@ -304,10 +312,15 @@ static int check_name(const char *s, const char *where, const char *key,
 	return 0;
 }
 
-/* Comma list into names (and ":N" caps when caps != NULL). */
+/* Comma list into names (and ":N" pairs when caps != NULL: nodes up to
+ * ELASTIC_NODES_LIMIT, or weights up to POLICY_WEIGHT_MAX). */
 static int set_list(char *val, struct policy_list *l, struct policy_caps *c,
-		    const char *where, const char *key, elastic_error_t *err)
+		    bool weights, const char *where, const char *key,
+		    elastic_error_t *err)
 {
+	const char *what = weights ? "weight" : "nodes";
+	unsigned long hi = weights ? POLICY_WEIGHT_MAX : ELASTIC_NODES_LIMIT;
+
 	char *save = NULL, *item;
 	unsigned n = 0;
 
@@ -328,15 +341,16 @@ static int set_list(char *val, struct policy_list *l, struct policy_caps *c,
 			if (!colon)
 				return elastic_errorf(err,
 						      "%s: %s: '%s' is not "
-						      "name:nodes",
-						      where, key, item);
+						      "name:%s",
+						      where, key, item, what);
 			*colon = '\0';
-			r = parse_uint(colon + 1, 1, ELASTIC_NODES_LIMIT, &v);
+			r = parse_uint(colon + 1, 1, hi, &v);
 			if (r != PARSE_OK)
 				return elastic_errorf(
-				    err, "%s: %s: %s:%s: %s (allowed: 1 to %d)",
+				    err,
+				    "%s: %s: %s:%s: %s (allowed: 1 to %lu)",
 				    where, key, item, colon + 1,
-				    parse_strerror(r), ELASTIC_NODES_LIMIT);
+				    parse_strerror(r), hi);
 			c->cap[n].nodes = v;
 		}
 		if (check_name(item, where, key, err) < 0)
@@ -461,9 +475,11 @@ static int set_key(struct elastic_policy *p, const struct key *k, char *val,
 					      where, k->name, val);
 		return 0;
 	case T_LIST:
-		return set_list(val, field, NULL, where, k->name, err);
+		return set_list(val, field, NULL, false, where, k->name, err);
 	case T_CAPS:
-		return set_list(val, NULL, field, where, k->name, err);
+	case T_WEIGHTS:
+		return set_list(val, NULL, field, k->type == T_WEIGHTS, where,
+				k->name, err);
 	case T_NAME:
 		if (!*val) { /* unset */
 			*(char *)field = '\0';
@@ -620,6 +636,14 @@ static int check_policy(const struct elastic_policy *p, const char *name,
 				      "user could make a job's directory "
 				      "first (or SharedCheckpointDirs=yes)",
 				      name, p->default_checkpoint_dir);
+	if (p->rebalance_interval < POLICY_REBALANCE_INTERVAL_MIN)
+		return elastic_errorf(err,
+				      "%s: RebalanceInterval=%u: seconds "
+				      "between two units moved (allowed: %d "
+				      "to %u)",
+				      name, p->rebalance_interval,
+				      POLICY_REBALANCE_INTERVAL_MIN,
+				      MAX_SECONDS);
 	if (p->default_ondemand != ELASTIC_ONDEMAND_NEVER &&
 	    !p->ondemand_allowed)
 		return elastic_errorf(

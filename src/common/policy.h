@@ -16,8 +16,8 @@
 /* MaxNodes without elastic.conf: a site raises it deliberately. */
 #define POLICY_DEFAULT_MAX_NODES 64
 /* MaxSpares and DefaultSpares: 0 to POLICY_SPARES_MAX units. */
-#define POLICY_SPARES_MAX	  64
-#define POLICY_DEFAULT_MAX_SPARES 2
+#define POLICY_SPARES_MAX		   64
+#define POLICY_DEFAULT_MAX_SPARES	   2
 #define POLICY_SPARE_CHECK_TIMEOUT_DEFAULT 60
 /* A node's silence the launcher allows (--elastic-heartbeat-timeout,
  * DefaultHeartbeatTimeout): 0 (no heartbeats), or MIN to MAX seconds. */
@@ -59,7 +59,13 @@ struct policy_caps {
 		unsigned nodes;
 	} cap[POLICY_LIST_MAX];
 };
-/* The cap for name, or 0 if it has none. */
+/* The bound on a weight (AccountShareWeights, QOSShareWeights), and the
+ * defaults of ShareNiceStep and RebalanceInterval. */
+#define POLICY_WEIGHT_MAX		  1000
+#define POLICY_SHARE_NICE_STEP_DEFAULT	  100
+#define POLICY_REBALANCE_INTERVAL_DEFAULT 300
+#define POLICY_REBALANCE_INTERVAL_MIN	  10
+/* The cap (or weight) for name, or 0 if it has none. */
 unsigned policy_caps_get(const struct policy_caps *c, const char *name);
 
 /*
@@ -135,6 +141,19 @@ struct elastic_policy {
 	unsigned max_keep;   /* MaxKeep */
 	unsigned max_spares; /* MaxSpares */
 	unsigned unit_nice;  /* UnitNice */
+
+	/* Sharing idle nodes between groups (elasticd(8), SHARING): a
+	 * group's weight is its account's times its QOS's (1 when not
+	 * named); a unit's nice is UnitNice plus ShareNiceStep per node of
+	 * the weighted size the unit brings its group to (0: UnitNice
+	 * alone, Slurm's order).  Rebalance: one unit at a time moves from
+	 * the group furthest above its share to one that waited a whole
+	 * RebalanceInterval (seconds) below it. */
+	struct policy_caps account_weights; /* AccountShareWeights */
+	struct policy_caps qos_weights;	    /* QOSShareWeights */
+	unsigned share_nice_step;	    /* ShareNiceStep */
+	bool rebalance;			    /* Rebalance */
+	unsigned rebalance_interval;	    /* RebalanceInterval */
 
 	/* Defaults for every option. */
 	unsigned default_min_nodes;	/* DefaultMinNodes */

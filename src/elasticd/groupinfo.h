@@ -64,7 +64,9 @@ enum event_cause {
 	CAUSE_FAIL,	/* a node or unit failed */
 	CAUSE_ONDEMAND, /* fell back to on-demand units */
 	CAUSE_RETURN,	/* back from on-demand to preemptible units */
-	CAUSE_END,	/* the base job ended */
+	/* a unit left for a group below its share (Rebalance=yes) */
+	CAUSE_REBALANCE,
+	CAUSE_END, /* the base job ended */
 	/* Not a resize: the launcher reported ranks that took half the
 	 * grace or more to checkpoint and exit. */
 	CAUSE_GRACE_WARNING,
@@ -102,6 +104,12 @@ struct group_info {
 	int64_t last_exit_ms;
 	uint32_t grace;
 	bool grace_warning; /* last_exit_ms is half the grace or more */
+	/* Sharing (elasticd(8), SHARING): the group's weight, its part of
+	 * the nodes in all groups' worlds (0..1), and how long it has waited
+	 * below its target with a unit pending (-1: it does not wait). */
+	uint32_t weight;
+	double share;
+	int64_t growth_wait_ms;
 };
 
 /* A launcher's report (POST /v1/groups/ID/report): its ranks run in

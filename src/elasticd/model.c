@@ -77,6 +77,7 @@ static void free_job(struct job_view *j)
 	free((char *)j->nodes);
 	free((char *)j->user);
 	free((char *)j->account);
+	free((char *)j->qos);
 	free((char *)j->partition);
 	free((char *)j->tres_per_node);
 	free((char *)j->features);
@@ -136,12 +137,15 @@ int snapshot_add(struct snapshot *s, const struct job_view *j,
 		s->cap = cap;
 	}
 	c.opts = NULL;
-	if (dup_str(&c.nodes, true, &oom, &toolong) ||
-	    dup_str(&c.user, false, &oom, &toolong) ||
-	    dup_str(&c.account, false, &oom, &toolong) ||
-	    dup_str(&c.partition, false, &oom, &toolong) ||
-	    dup_str(&c.tres_per_node, false, &oom, &toolong) ||
-	    dup_str(&c.features, false, &oom, &toolong) ||
+	/* Every field copied (or NULL) even after a failure: free_job()
+	 * must not free the caller's strings. */
+	if (dup_str(&c.nodes, true, &oom, &toolong) |
+	    dup_str(&c.user, false, &oom, &toolong) |
+	    dup_str(&c.account, false, &oom, &toolong) |
+	    dup_str(&c.qos, false, &oom, &toolong) |
+	    dup_str(&c.partition, false, &oom, &toolong) |
+	    dup_str(&c.tres_per_node, false, &oom, &toolong) |
+	    dup_str(&c.features, false, &oom, &toolong) |
 	    dup_str(&c.tag, false, &oom, &toolong))
 		goto fail;
 	if (j->opts) {

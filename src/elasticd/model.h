@@ -74,6 +74,7 @@ struct job_view {
 	gid_t gid;
 	const char *user;      /* may be NULL */
 	const char *account;   /* may be NULL: the user's default */
+	const char *qos;       /* may be NULL */
 	const char *partition; /* may be NULL */
 	time_t submit_time, start_time, end_time; /* 0 if unknown */
 	uint32_t time_limit; /* minutes; 0 = none (INFINITE) */

@@ -143,6 +143,8 @@ static int pass_groups(struct reconcile *r, const struct elastic_policy *p,
 	r->submitted = 0;
 	r->capped = false;
 	r->npending = 0;
+	if (rec_plan_rebalance(r, p, now) < 0)
+		return -1;
 	for (size_t k = 0, n0 = r->nbuckets; k < n0; k++) {
 		size_t bi = (r->start_bucket + k) % n0;
 		struct group *g = r->buckets[bi], *next;

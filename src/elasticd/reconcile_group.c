@@ -249,6 +249,8 @@ void reconcile_destroy(struct reconcile *r)
 	free(r->chosen);
 	free(r->bits);
 	free(r->nworld);
+	free(r->shares);
+	free(r->shed_jobs);
 	free(r);
 }
 

@@ -16,6 +16,7 @@
 #include "common/options.h"
 #include "common/parse.h"
 #include "reconcile.h"
+#include "share.h"
 
 /* A pass changes a group's world at most once, and the daemon runs
  * passes at least POLICY_POLL_MS_MIN apart: generations cannot run ahead
@@ -121,6 +122,12 @@ struct group {
 	size_t nchecked;
 	bool checks;
 
+	/* sharing (share.h): the base's weight, and since when the group
+	 * waits below its target with a preemptible unit pending (0: it
+	 * does not) */
+	unsigned weight;
+	int64_t grow_since;
+
 	/* the launcher's last report (reconcile_report) */
 	int64_t last_exit_ms; /* -1: none */
 	bool grace_warning;
@@ -184,6 +191,14 @@ struct reconcile {
 	} pending[16];
 	size_t npending;
 
+	/* Rebalance=yes: when a unit last moved, and the unit this pass
+	 * moves (its group's step takes it out of the world; 0: none) */
+	int64_t last_rebalance;
+	uint32_t shed_group, shed_job, shed_taker;
+	struct share_group *shares;
+	uint32_t *shed_jobs;
+	size_t capshares;
+
 	/* counters for the view */
 	uint64_t resizes[CAUSE_END + 1];
 	double resize_seconds_sum;
@@ -242,14 +257,20 @@ int rec_send_releases(struct reconcile *r, struct group *g, int64_t now,
 		      struct action_list *out);
 /* reconcile_submit.c: ask for a unit of size nodes of kind (a spare's:
  * to SparePartitions, SpareQOS when set), an ACTION_SUBMIT in out within
- * the bounds per user, group and pass (0; 1 when a bound makes it wait;
+ * the bounds per user, group and pass, its nice the share of the group's
+ * size after it (share.h) (0; 1 when a bound makes it wait;
  * -1 out of memory), and the unit a submission made, seen before its
  * answer (0 if none). */
 int rec_submit_unit(struct reconcile *r, struct group *g,
 		    const struct elastic_policy *p, int64_t now,
-		    enum unit_kind kind, unsigned size, uint32_t limit,
-		    bool spare, struct action_list *out);
+		    enum unit_kind kind, unsigned size, unsigned after,
+		    uint32_t limit, bool spare, struct action_list *out);
 uint32_t rec_submitted_unit(const struct group *g, const struct expect *e);
+
+/* reconcile_share.c: Rebalance=yes: the unit this pass moves, if any
+ * (r->shed_group, shed_job, shed_taker).  0, or -1 out of memory. */
+int rec_plan_rebalance(struct reconcile *r, const struct elastic_policy *p,
+		       int64_t now);
 
 int rec_step_running(struct reconcile *r, struct group *g,
 		     const struct elastic_policy *p, int64_t now, bool adopt,

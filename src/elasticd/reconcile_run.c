@@ -359,6 +359,7 @@ static int run_can_submit(struct run *x)
 static int run_submit_preemptible(struct run *x)
 {
 	struct reconcile *r = x->r;
+	unsigned after = x->b; /* the group's size with slots 0..i */
 	int rc;
 
 	if (rec_group_in_grace(x->g))
@@ -366,14 +367,15 @@ static int run_submit_preemptible(struct run *x)
 	for (size_t i = 0; i < x->nslots; i++) {
 		struct slot *s = &r->slots[i];
 
+		after += s->size;
 		if ((x->discrete && i > x->frontier) ||
 		    (i >= x->nladder && x->frontier < x->nladder))
 			break;
 		if (s->p_run >= 0 || s->p_pend >= 0)
 			continue;
 		rc = rec_submit_unit(r, x->g, x->p, x->now, UNIT_PREEMPTIBLE,
-				     s->size, x->time_limit, i >= x->nladder,
-				     x->out);
+				     s->size, after, x->time_limit,
+				     i >= x->nladder, x->out);
 		if (rc < 0)
 			return -1;
 		if (rc)
@@ -416,18 +418,21 @@ static int run_submit_ondemand(struct run *x)
 		if (g->shortfall_since && x->can_submit &&
 		    now - g->shortfall_since >=
 			(int64_t)o->scale_delay * 1000) {
+			unsigned after = x->b;
+
 			for (size_t i = 0; i < x->nladder && have < threshold;
 			     i++) {
 				struct slot *s = &r->slots[i];
 
+				after += s->size;
 				if (x->discrete && i > x->frontier)
 					break;
 				if (s->p_run >= 0 || s->od_run >= 0 ||
 				    s->od_pend >= 0)
 					continue;
-				rc = rec_submit_unit(r, g, p, now,
-						     UNIT_ONDEMAND, s->size,
-						     x->time_limit, false, out);
+				rc = rec_submit_unit(
+				    r, g, p, now, UNIT_ONDEMAND, s->size, after,
+				    x->time_limit, false, out);
 				if (rc < 0)
 					return -1;
 				if (rc)
@@ -647,6 +652,58 @@ static int run_change(struct run *x)
 	return 0;
 }
 
+/* Rebalance=yes chose a unit of this group for a group below its share
+ * (rec_plan_rebalance): the world goes on without it, whose ranks are
+ * told and have the grace, as at a preemption.  Not when the world
+ * changes anyway this pass, nor when the unit is no longer what it was. */
+static int run_shed(struct run *x)
+{
+	struct reconcile *r = x->r;
+	struct group *g = x->g;
+	const struct job_view *j = snapshot_find(r->snap, r->shed_job);
+	char why[DETAIL_MAX];
+	size_t nn = 0;
+	unsigned nodes = 0;
+
+	for (size_t i = 0; i < g->nworld; i++) {
+		if (g->world[i].job == r->shed_job) {
+			if (g->world[i].kind != MEMBER_PREEMPTIBLE)
+				return 0;
+			continue;
+		}
+		r->nworld[nn++] = g->world[i];
+		nodes += g->world[i].nnodes;
+	}
+	if (nn == g->nworld || !j || !rec_usable(j) ||
+	    !options_size_allowed(x->o, nodes))
+		return 0;
+	r->last_rebalance = x->now;
+	snprintf(why, sizeof(why), "unit %u to group %u, below its share",
+		 r->shed_job, r->shed_taker);
+	if (rec_release_at(g, r->shed_job,
+			   x->now + (int64_t)x->o->grace * 1000) < 0)
+		return -1;
+	return rec_apply_world(r, g, x->now, r->nworld, nn, nodes,
+			       CAUSE_REBALANCE, why, true, x->out);
+}
+
+/* Since when the group waits to grow: below its target with a
+ * preemptible unit pending (what sharing and rebalancing weigh). */
+static void run_wait(struct run *x)
+{
+	struct group *g = x->g;
+	bool pending = false;
+
+	for (size_t i = 0; i < x->nladder; i++)
+		pending |= x->r->slots[i].p_run < 0 &&
+			   x->r->slots[i].od_run < 0 &&
+			   x->r->slots[i].p_pend >= 0;
+	if (!g->formed || g->world_nodes >= x->target || !pending)
+		g->grow_since = 0;
+	else if (!g->grow_since)
+		g->grow_since = x->now;
+}
+
 /* The base runs: keep its group between min and its target. */
 int rec_step_running(struct reconcile *r, struct group *g,
 		     const struct elastic_policy *p, int64_t now, bool adopt,
@@ -663,6 +720,7 @@ int rec_step_running(struct reconcile *r, struct group *g,
 	}, *x = &run;
 	int rc;
 
+	g->weight = share_weight(p, base->account, base->qos);
 	x->nladder = rec_ladder(x->o, cap, x->b, r->slots, &x->target);
 	x->nslots = rec_spare_slots(x->o, cap, x->target, r->slots, x->nladder);
 	for (size_t i = 0; i < x->nslots; i++)
@@ -690,10 +748,13 @@ int rec_step_running(struct reconcile *r, struct group *g,
 		rc = run_failed(x);
 	else if (x->nodes && !x->same)
 		rc = run_change(x);
+	else if (g->id == r->shed_group)
+		g->change_since = 0, rc = run_shed(x);
 	else
 		g->change_since = 0, rc = 0;
 	if (rc < 0)
 		return -1;
+	run_wait(x);
 
 	if (!g->formed)
 		g->state = x->b < x->o->min && !x->nodes ? GROUP_DEGRADED

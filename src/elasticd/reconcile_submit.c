@@ -74,8 +74,8 @@ static int submit_bound(struct reconcile *r, struct group *g,
 /* Ask for a unit: 0, 1 when a bound makes it wait, -1 out of memory. */
 int rec_submit_unit(struct reconcile *r, struct group *g,
 		    const struct elastic_policy *p, int64_t now,
-		    enum unit_kind kind, unsigned size, uint32_t limit,
-		    bool spare, struct action_list *out)
+		    enum unit_kind kind, unsigned size, unsigned after,
+		    uint32_t limit, bool spare, struct action_list *out)
 {
 	const struct job_view *base = g->base;
 	const struct policy_list *parts = kind == UNIT_ONDEMAND
@@ -118,7 +118,7 @@ int rec_submit_unit(struct reconcile *r, struct group *g,
 	a->unit.account = base->account;
 	a->unit.tres_per_node = base->tres_per_node;
 	a->unit.features = base->features;
-	a->unit.nice = p->unit_nice;
+	a->unit.nice = share_nice(p, base->opts->min, after, g->weight);
 	g->expect[g->nexpect++] =
 	    (struct expect){ a->token, 0, kind, size, now };
 	g->submitted++;

@@ -142,6 +142,7 @@ static int add_job(struct slurmio *io, struct snapshot *s,
 	j.gid = ji->group_id;
 	j.user = user_name(io, ji->user_id);
 	j.account = ji->account;
+	j.qos = ji->qos;
 	j.partition = ji->partition;
 	j.submit_time = ji->submit_time;
 	j.start_time = ji->start_time;

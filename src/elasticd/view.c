@@ -46,9 +46,13 @@ const char *member_state_name(enum member_state s)
 const char *event_cause_name(enum event_cause c)
 {
 	static const char *const names[] = {
-		[CAUSE_START] = "start",       [CAUSE_GROW] = "grow",
-		[CAUSE_PREEMPT] = "preempt",   [CAUSE_FAIL] = "fail",
-		[CAUSE_ONDEMAND] = "ondemand", [CAUSE_RETURN] = "return",
+		[CAUSE_START] = "start",
+		[CAUSE_GROW] = "grow",
+		[CAUSE_PREEMPT] = "preempt",
+		[CAUSE_FAIL] = "fail",
+		[CAUSE_ONDEMAND] = "ondemand",
+		[CAUSE_RETURN] = "return",
+		[CAUSE_REBALANCE] = "rebalance",
 		[CAUSE_END] = "end",
 		[CAUSE_GRACE_WARNING] = "grace-warning",
 		[CAUSE_SUSPECT] = "suspect",

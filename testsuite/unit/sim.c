@@ -200,7 +200,8 @@ void pass_on(struct sim *s, bool same_snapshot)
 			struct sjob *u;
 
 			assert_int_equal(a->unit.uid, OWNER);
-			assert_int_equal(a->unit.nice, s->pol.unit_nice);
+			/* UnitNice, or above it by the group's share */
+			assert_true(a->unit.nice >= s->pol.unit_nice);
 			assert_string_equal(a->unit.account, s->account);
 			if (s->submits < N(s->submit_nodes))
 				s->submit_nodes[s->submits] = a->unit.tag.nodes;
@@ -218,6 +219,7 @@ void pass_on(struct sim *s, bool same_snapshot)
 				break;
 			u = add(s, ROLE_UNIT, PHASE_PENDING, a->unit.tag.nodes);
 			u->unit = a->unit.tag;
+			u->nice = a->unit.nice;
 			strcpy(u->partition, a->unit.partition);
 			if (s->late) {
 				assert_true(s->nheld < N(s->held));

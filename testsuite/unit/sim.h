@@ -40,6 +40,7 @@ struct sjob {
 	char partition[32];
 	uint32_t time_limit;
 	time_t submit, start, end_time;
+	unsigned nice; /* a unit's, as submitted */
 };
 
 struct sim {

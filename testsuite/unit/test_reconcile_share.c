@@ -1,0 +1,138 @@
+/* Idle nodes shared between groups (share.h) through the reconcile pass,
+ * on the simulated Slurm (sim.c) started in priority order: equal groups
+ * level, no unit moves between running groups unless Rebalance=yes, and
+ * then one at a time, through the grace, until the groups are level. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim.h"
+
+/* Slurm's scheduler: pending units started by priority (the lowest nice,
+ * then the oldest) on `idle` one-node slots. */
+static unsigned start_by_priority(struct sim *s, unsigned idle)
+{
+	unsigned n = 0;
+
+	while (idle) {
+		struct sjob *best = NULL;
+
+		for (size_t i = 0; i < s->n; i++) {
+			struct sjob *j = &s->jobs[i];
+
+			if (j->role != ROLE_UNIT || j->phase != PHASE_PENDING ||
+			    j->nnodes > idle)
+				continue;
+			if (!best || j->nice < best->nice ||
+			    (j->nice == best->nice && j->id < best->id))
+				best = j;
+		}
+		if (!best)
+			break;
+		start_one(s, best->id);
+		idle -= best->nnodes;
+		n++;
+	}
+	return n;
+}
+
+static unsigned world_of(struct sim *s, uint32_t group)
+{
+	struct reconcile_group_status st;
+	uint32_t w[64];
+
+	assert_int_equal(reconcile_group_status(s->r, group, &st, w, N(w)), 0);
+	return st.world_nodes;
+}
+
+/* Three equal groups (min 1, max 5) want 6 idle nodes: 2 each. */
+static void equal_groups_level(void **state)
+{
+	struct sim *s = sim_start_step(1, 5, 1);
+	uint32_t g2 = add_base(s, 1)->id, g3 = add_base(s, 1)->id;
+
+	(void)state;
+	pass(s);
+	assert_int_equal(s->submits, 12);
+	assert_int_equal(start_by_priority(s, 6), 6);
+	advance(s, 11000);
+	pass(s);
+	assert_int_equal(world_of(s, BASE), 3);
+	assert_int_equal(world_of(s, g2), 3);
+	assert_int_equal(world_of(s, g3), 3);
+	sim_free(s);
+}
+
+/* A first group at its max of 5; a second comes with nothing idle. */
+static struct sim *late_comer(bool rebalance, uint32_t *g2)
+{
+	struct sim *s = sim_start_step(1, 5, 1);
+
+	s->pol.rebalance = rebalance;
+	s->pol.rebalance_interval = 60;
+	grow_to_target(s);
+	assert_int_equal(world_of(s, BASE), 5);
+	*g2 = add_base(s, 1)->id;
+	pass(s);
+	assert_int_equal(s->submits, 4);
+	return s;
+}
+
+static void no_churn_by_default(void **state)
+{
+	uint32_t g2;
+	struct sim *s = late_comer(false, &g2);
+
+	(void)state;
+	for (int i = 0; i < 60; i++) {
+		advance(s, 10000);
+		pass(s);
+		assert_int_equal(s->raises, 0);
+		assert_int_equal(s->cancels, 0);
+	}
+	assert_int_equal(world_of(s, BASE), 5);
+	assert_int_equal(world_of(s, g2), 1);
+	sim_free(s);
+}
+
+static void rebalance_one_at_a_time(void **state)
+{
+	uint32_t g2;
+	struct sim *s = late_comer(true, &g2);
+	unsigned moves = 0;
+	int64_t last = 0;
+
+	(void)state;
+	for (int i = 0; i < 100; i++) {
+		advance(s, 5000);
+		pass(s);
+		if (raised(s, BASE) && world_of(s, BASE) < 5 - moves) {
+			/* one unit, an interval after the last */
+			assert_true(!last || s->now - last >= 60000);
+			last = s->now;
+			moves++;
+		}
+		/* the node it gave goes to the group below its share */
+		for (size_t k = 0; k < s->cancels; k++)
+			start_by_priority(s, job(s, s->cancelled[k])->nnodes);
+	}
+	assert_int_equal(moves, 2);
+	assert_int_equal(world_of(s, BASE), 3);
+	assert_int_equal(world_of(s, g2), 3);
+	sim_free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(equal_groups_level),
+		cmocka_unit_test(no_churn_by_default),
+		cmocka_unit_test(rebalance_one_at_a_time),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
