@@ -55,7 +55,7 @@ void ctl_answer_error(const struct apiclient_body *b, char *buf, size_t len);
 /* render.c */
 
 /* A table printed with aligned columns. */
-#define MAX_COLS 10
+#define MAX_COLS 12
 struct table {
 	size_t ncols;
 	const char *head[MAX_COLS];

@@ -114,6 +114,36 @@ static const char *fmt_num(char *buf, size_t len, long long v)
 	return buf;
 }
 
+/* The group's part of the groups' nodes, "50%"; "-" from an older
+ * elasticd. */
+static const char *fmt_share(char *buf, size_t len, json_object *g)
+{
+	json_object *s = field(g, "share");
+
+	if (!s)
+		return "-";
+	snprintf(buf, len, "%.0f%%", 100.0 * json_object_get_double(s));
+	return buf;
+}
+
+/* How long the group has waited to grow, "2m05s"; "-" when it does not. */
+static const char *fmt_wait(char *buf, size_t len, json_object *g)
+{
+	json_object *w = field(g, "growth_wait_seconds");
+	long long s;
+
+	if (!w || json_object_is_type(w, json_type_null))
+		return "-";
+	s = (long long)json_object_get_double(w);
+	if (s >= 3600)
+		snprintf(buf, len, "%lldh%02lldm", s / 3600, s / 60 % 60);
+	else if (s >= 60)
+		snprintf(buf, len, "%lldm%02llds", s / 60, s % 60);
+	else
+		snprintf(buf, len, "%llds", s);
+	return buf;
+}
+
 /* "3 running, 1 pending": the members by state. */
 static void members_summary(json_object *g, char *buf, size_t len)
 {
@@ -164,14 +194,31 @@ static void print_grace_warning(json_object *g, const char *indent)
 		       num(g, "grace"));
 }
 
+/* Its share of the groups' nodes, and whether it waits to grow: who is
+ * held back, and why (elasticd(8), SHARING). */
+static void print_share(json_object *g)
+{
+	char share[16], wait[24];
+
+	if (!field(g, "share"))
+		return;
+	printf("  share: %s of the groups' nodes, weight %lld",
+	       fmt_share(share, sizeof(share), g), num(g, "weight"));
+	if (strcmp(fmt_wait(wait, sizeof(wait), g), "-"))
+		printf("; waiting %s to grow (a unit pending, no idle node "
+		       "for it yet)",
+		       wait);
+	printf("\n");
+}
+
 static void print_groups(json_object *d)
 {
 	struct table t = {
-		.ncols = 9,
+		.ncols = 11,
 		.head = { "GROUP", "USER", "ACCOUNT", "STATE", "NODES", "MIN",
-			  "MAX", "GEN", "MEMBERS" },
+			  "MAX", "SHARE", "WAIT", "GEN", "MEMBERS" },
 		.right = { true, false, false, false, true, true, true, true,
-			   false },
+			   true, true, false },
 	};
 	size_t n = alen(d, "groups");
 
@@ -182,7 +229,7 @@ static void print_groups(json_object *d)
 	for (size_t i = 0; i < n; i++) {
 		json_object *g = aget(d, "groups", i);
 		char id[24], nodes[24], min[24], max[24], gen[24], user[32];
-		char members[128];
+		char members[128], share[16], wait[24];
 
 		members_summary(g, members, sizeof(members));
 		snprintf(user, sizeof(user), "%s",
@@ -195,6 +242,8 @@ static void print_groups(json_object *d)
 		    fmt_num(nodes, sizeof(nodes), num(g, "world_nodes")),
 		    fmt_num(min, sizeof(min), num(g, "min")),
 		    fmt_num(max, sizeof(max), num(g, "max")),
+		    fmt_share(share, sizeof(share), g),
+		    fmt_wait(wait, sizeof(wait), g),
 		    fmt_num(gen, sizeof(gen), num(g, "generation")), members);
 	}
 	ctl_table_print(&t, "");
@@ -227,6 +276,7 @@ static void print_group(json_object *g)
 		printf("; %lld spare unit%s beside it", num(g, "spares"),
 		       num(g, "spares") == 1 ? "" : "s");
 	printf("\n");
+	print_share(g);
 	print_grace_warning(g, "  ");
 	if (n == 0)
 		return;

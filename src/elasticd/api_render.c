@@ -97,6 +97,15 @@ static json_object *member_json(const struct member_info *m, bool *ok)
 	return o;
 }
 
+/* Milliseconds as seconds; a negative value (none) as null. */
+static void put_ms_as_s(json_object *o, const char *key, int64_t ms, bool *ok)
+{
+	if (ms >= 0)
+		put(o, key, json_object_new_double((double)ms / 1000.0), ok);
+	else
+		put_null(o, key, ok);
+}
+
 static json_object *group_json(const struct group_info *g, bool *ok)
 {
 	json_object *o = obj(ok), *members = json_object_new_array();
@@ -113,13 +122,11 @@ static json_object *group_json(const struct group_info *g, bool *ok)
 	put_int(o, "spares", g->spares, ok);
 	put_str(o, "master_addr", g->master_addr, ok);
 	put_int(o, "grace", g->grace, ok);
-	if (g->last_exit_ms >= 0)
-		put(o, "last_exit_seconds",
-		    json_object_new_double((double)g->last_exit_ms / 1000.0),
-		    ok);
-	else
-		put_null(o, "last_exit_seconds", ok);
+	put_ms_as_s(o, "last_exit_seconds", g->last_exit_ms, ok);
 	put(o, "grace_warning", json_object_new_boolean(g->grace_warning), ok);
+	put_int(o, "weight", g->weight, ok);
+	put(o, "share", json_object_new_double(g->share), ok);
+	put_ms_as_s(o, "growth_wait_seconds", g->growth_wait_ms, ok);
 	for (size_t i = 0; i < g->nmembers; i++)
 		push(members, member_json(&g->members[i], ok), ok);
 	put(o, "members", members, ok);
@@ -274,6 +281,55 @@ static void metrics_groups(FILE *f, const struct elasticd_view *v)
 	fprintf(f, "elasticd_swaps_total %" PRIu64 "\n", m->swaps);
 }
 
+/* A user name as a label's value: the characters of a name or '?'. */
+static const char *label_user(const char *u)
+{
+	if (!u || !*u ||
+	    strspn(u, "abcdefghijklmnopqrstuvwxyz"
+		      "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		      "0123456789._-@") != strlen(u))
+		return "?";
+	return u;
+}
+
+/* Each live group's part of the groups' nodes, its weight and how long
+ * it has waited to grow (elasticd(8), SHARING): who is held back. */
+static void metrics_shares(FILE *f, const struct elasticd_view *v)
+{
+	static const struct {
+		const char *name, *help;
+	} fam[] = {
+		{ "elasticd_group_world_nodes", "Nodes in the group's world." },
+		{ "elasticd_group_share",
+		  "The group's part of the nodes in all groups' worlds." },
+		{ "elasticd_group_weight",
+		  "The group's weight (AccountShareWeights, "
+		  "QOSShareWeights)." },
+		{ "elasticd_group_growth_wait_seconds",
+		  "How long the group has waited below its target with a unit "
+		  "pending (0: it does not wait)." },
+	};
+
+	for (size_t k = 0; k < sizeof(fam) / sizeof(fam[0]); k++) {
+		family(f, fam[k].name, "gauge", fam[k].help);
+		for (size_t i = 0; i < v->ngroups; i++) {
+			const struct group_info *g = &v->groups[i];
+			double x = k == 0   ? g->world_nodes
+				   : k == 1 ? g->share
+				   : k == 2 ? g->weight
+				   : g->growth_wait_ms > 0
+				       ? (double)g->growth_wait_ms / 1000.0
+				       : 0;
+
+			if (g->state == GROUP_ENDED)
+				continue;
+			fprintf(f, "%s{group=\"%u\",user=\"%s\"} %.*f\n",
+				fam[k].name, g->base_job_id,
+				label_user(g->user), k == 1 ? 6 : 3, x);
+		}
+	}
+}
+
 /* elasticd's own cycles, and what it was told and did between them. */
 static void metrics_cycles(FILE *f, const struct elasticd_metrics *m)
 {
@@ -371,6 +427,7 @@ char *render_metrics(const struct elasticd_view *v)
 	if (!f)
 		return NULL;
 	metrics_groups(f, v);
+	metrics_shares(f, v);
 	metrics_cycles(f, &v->metrics);
 	metrics_slurm(f, v);
 	if (ferror(f)) {

@@ -44,6 +44,8 @@ static int view_group(const struct reconcile *r, const struct group *g,
 	gi->last_exit_ms = g->last_exit_ms;
 	gi->grace_warning = g->grace_warning;
 	gi->grace = g->base && g->base->opts ? g->base->opts->grace : 0;
+	gi->weight = g->weight ? g->weight : 1;
+	gi->growth_wait_ms = g->grow_since ? now - g->grow_since : -1;
 	if (g->base && g->base->phase == PHASE_RUNNING && g->base->nodes[0]) {
 		gi->master_addr = nodelist_first_host(g->base->nodes);
 		if (!gi->master_addr)
@@ -125,6 +127,18 @@ static int view_group(const struct reconcile *r, const struct group *g,
 	return 0;
 }
 
+/* Each group's part of the nodes in all groups' worlds. */
+static void view_shares(struct elasticd_view *v)
+{
+	uint64_t all = 0;
+
+	for (size_t i = 0; i < v->ngroups; i++)
+		all += v->groups[i].world_nodes;
+	for (size_t i = 0; i < v->ngroups; i++)
+		v->groups[i].share =
+		    all ? (double)v->groups[i].world_nodes / (double)all : 0;
+}
+
 static int by_group_id(const void *a, const void *b)
 {
 	const struct group_info *x = a, *y = b;
@@ -152,6 +166,7 @@ struct elasticd_view *reconcile_view(const struct reconcile *r,
 			if (view_group(r, g, &v->groups[k++], v, now) < 0)
 				goto fail;
 		}
+	view_shares(v);
 	qsort(v->groups, v->ngroups, sizeof(*v->groups), by_group_id);
 	memcpy(v->metrics.resizes, r->resizes, sizeof(r->resizes));
 	v->metrics.resize_seconds_sum = r->resize_seconds_sum;

@@ -48,6 +48,9 @@ struct elasticd_view *make_view(void)
 	g->grace = 20;
 	g->last_exit_ms = 12500;
 	g->grace_warning = true;
+	g->weight = 2;
+	g->share = 0.75;
+	g->growth_wait_ms = 4500;
 	g->nmembers = 4;
 	g->members = m = calloc(4, sizeof(*m));
 	assert_non_null(m);
@@ -85,6 +88,7 @@ struct elasticd_view *make_view(void)
 	g->user_id = BOB;
 	g->state = GROUP_PENDING;
 	g->last_exit_ms = -1;
+	g->growth_wait_ms = -1;
 	g->min = 1;
 	g->max = 4;
 

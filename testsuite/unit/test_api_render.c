@@ -108,6 +108,9 @@ static const char *const group_keys[] = {
 	"grace",
 	"last_exit_seconds",
 	"grace_warning",
+	"weight",
+	"share",
+	"growth_wait_seconds",
 	"members",
 };
 static const char *const member_keys[] = { "job_id", "kind",  "state",
@@ -134,6 +137,10 @@ static void check_group100(json_object *g)
 		    12.5);
 	is_bool(g, "grace_warning", true);
 	is_int(g, "world_nodes", 6);
+	is_int(g, "weight", 2);
+	assert_true(json_object_get_double(get(g, "share")) == 0.75);
+	assert_true(json_object_get_double(get(g, "growth_wait_seconds")) ==
+		    4.5);
 	is_int(g, "spares", 1);
 	is_str(g, "master_addr", "n1");
 	m = get(g, "members");
@@ -186,6 +193,8 @@ static void json_group(void **state)
 	assert_true(
 	    json_object_is_type(get(g, "last_exit_seconds"), json_type_null));
 	is_bool(g, "grace_warning", false);
+	assert_true(
+	    json_object_is_type(get(g, "growth_wait_seconds"), json_type_null));
 	assert_int_equal(json_object_array_length(get(g, "members")), 0);
 	json_object_put(g);
 	view_free(v);
@@ -399,6 +408,17 @@ static void metrics_values(void **state)
 	assert_true(sample(t, "elasticd_resize_seconds_total") == 12.5);
 	assert_true(sample(t, "elasticd_spare_nodes") == 2);
 	assert_true(sample(t, "elasticd_swaps_total") == 5);
+	/* who is held back: the live groups' shares and waits */
+	assert_true(sample(t, "elasticd_group_world_nodes{group=\"100\","
+			      "user=\"alice\"}") == 6);
+	assert_true(sample(t, "elasticd_group_share{group=\"100\","
+			      "user=\"alice\"}") == 0.75);
+	assert_true(sample(t, "elasticd_group_weight{group=\"100\","
+			      "user=\"alice\"}") == 2);
+	assert_true(sample(t, "elasticd_group_growth_wait_seconds{group="
+			      "\"100\",user=\"alice\"}") == 4.5);
+	assert_true(sample(t, "elasticd_group_growth_wait_seconds{group="
+			      "\"200\",user=\"?\"}") == 0);
 	assert_true(sample(t, "elasticd_reconcile_seconds_sum") == 0.25);
 	assert_true(sample(t, "elasticd_reconcile_seconds_count") == 42);
 	assert_true(sample(t, "elasticd_reconcile_last_seconds") == 0.0015);
@@ -449,8 +469,8 @@ static void metrics_format(void **state)
 				 REG_EXTENDED),
 			 0);
 	assert_int_equal(regcomp(&re_sample,
-				 "^([a-z_]+)(\\{[a-z_]+=\"[A-Za-z_-]+\""
-				 "(,[a-z_]+=\"[A-Za-z_-]+\")*\\})? "
+				 "^([a-z_]+)(\\{[a-z_]+=\"[A-Za-z0-9_.@?-]+\""
+				 "(,[a-z_]+=\"[A-Za-z0-9_.@?-]+\")*\\})? "
 				 "-?[0-9]+(\\.[0-9]+)?$",
 				 REG_EXTENDED),
 			 0);
@@ -505,7 +525,7 @@ static void metrics_format(void **state)
 				fail_msg("counter %s lacks _total", name);
 		}
 	}
-	assert_int_equal(nfamilies, 20);
+	assert_int_equal(nfamilies, 24);
 	regfree(&re_help);
 	regfree(&re_type);
 	regfree(&re_sample);
