@@ -120,6 +120,7 @@ static json_object *group_json(const struct group_info *g, bool *ok)
 	else
 		put_null(o, "last_exit_seconds", ok);
 	put(o, "grace_warning", json_object_new_boolean(g->grace_warning), ok);
+	put(o, "relay", json_object_new_boolean(g->relay), ok);
 	for (size_t i = 0; i < g->nmembers; i++)
 		push(members, member_json(&g->members[i], ok), ok);
 	put(o, "members", members, ok);

@@ -102,6 +102,8 @@ struct group_info {
 	int64_t last_exit_ms;
 	uint32_t grace;
 	bool grace_warning; /* last_exit_ms is half the grace or more */
+	/* Its launcher relays events: elasticd signals the base alone. */
+	bool relay;
 };
 
 /* A launcher's report (POST /v1/groups/ID/report): its ranks run in
@@ -111,6 +113,9 @@ struct launch_report {
 	uint32_t group;
 	uint64_t generation;
 	int64_t exit_ms;
+	/* The launcher passes an event raised in the base on to every
+	 * member's ranks itself (relay=1): elasticd signals the base alone. */
+	bool relay;
 };
 
 /* A node a group's launcher found lost, hung or straggling

@@ -48,6 +48,7 @@ struct elasticd_view *make_view(void)
 	g->grace = 20;
 	g->last_exit_ms = 12500;
 	g->grace_warning = true;
+	g->relay = true;
 	g->nmembers = 4;
 	g->members = m = calloc(4, sizeof(*m));
 	assert_non_null(m);
