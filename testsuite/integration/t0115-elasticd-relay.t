@@ -5,12 +5,14 @@
 # (one REQUEST_KILL_JOB in slurmctld's log), the launcher hears it on the
 # base's steps and tells the units' ranks over its heartbeat steps (no
 # request to slurmctld at all), and every rank of the 3 nodes gets the
-# event, the last within 0.1 s of slurmctld taking the signal.
+# event, the last within 0.1 s of slurmctld taking the signal.  Then
+# Slurm preempts a unit: the same, and the unit that stays is never
+# signalled through slurmctld.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/elasticd.sh"
 ed_setup
 
-plan 13
+plan 18
 
 CTLD_LOG=$MC_DIR/log/slurmctld.log
 W=$ED_TMP/w
@@ -70,6 +72,26 @@ t_last=$(awk -v r="$restart" '$4 == r { print $1 }' "$W/events" | sort -n | tail
 lat=$(awk -v a="$t_ctld" -v b="$t_last" 'BEGIN { printf "%.3f", b - a }')
 figure "relay: slurmctld took the base's signal to the last rank's handler: $lat s"
 ok "... under 0.1 s" below "$lat" 0.1
+
+# --- a preemption --------------------------------------------------------
+# A 2-node job in the high partition takes the idle node and one unit:
+# Slurm signals that unit itself; elasticd raises the event in the base
+# alone, and the launcher tells the unit that stays.
+restart=$((restart + 1))
+from=$(($(wc -l <"$CTLD_LOG") + 1))
+hjid=$(sbatch --parsable -p high -N2 -J preemptor -D "$ED_TMP" -o /dev/null -t 30 --wrap 'exec sleep 1800')
+like "a 2-node job in the high partition is accepted" "$hjid" '^[0-9]+$'
+ok "a unit is preempted: the world shrinks to 2" gwait 60 "$base" 'world == 2' || show_group "$base"
+stays=$(gq "$base" 'ids(members(in_world=True))')
+stays=${stays#"$base "}
+ok "every rank got the event" wait_until 15 got_all || diag "events: $(tr '\n' ';' <"$W/events" 2>/dev/null)"
+ok "the launcher relaunched its ranks on the 2 nodes left" \
+	wait_until 60 log_has "$out" "event=ranks-up restart=$((restart + 1)) nnodes=2 "
+kills_of() { kills | grep -c "^JobId=$1 " || :; }
+is "slurmctld got no signal for the unit that stays ($stays), one for the base" \
+	"$(kills_of "$stays") $(kills_of "$base")" "0 1"
+diag "requests: $(kills | tr '\n' ';')"
+scancel "$hjid"
 
 ok "elasticd stops on SIGTERM" ed_stop
 done_testing
