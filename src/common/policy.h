@@ -142,7 +142,7 @@ struct elastic_policy {
 	unsigned max_spares; /* MaxSpares */
 	unsigned unit_nice;  /* UnitNice */
 
-	/* Sharing idle nodes between groups (elasticd(8), SHARING): a
+	/* Sharing idle nodes between groups (elasticd(8), Sharing): a
 	 * group's weight is its account's times its QOS's (1 when not
 	 * named); a unit's nice is UnitNice plus ShareNiceStep per node of
 	 * the weighted size the unit brings its group to (0: UnitNice

@@ -286,6 +286,9 @@ int unit_main(const char *sigarg);
 int sentinel_main(void);
 void sentinel_start(uint32_t job_id, const char *srun, struct sentinel *s);
 int sentinel_read(struct sentinel *s, bool *ready);
+/* A sentinel runs that said it is ready: the launcher hears an event
+ * raised in the base's steps, and relays it (raise_launch()). */
+bool sentinel_hears(void);
 void sentinel_stop(struct sentinel *s);
 size_t launch_stale(const struct config *c, const struct launch *l, bool kill);
 int launch(const struct config *c, const struct members *ms, unsigned restart,
@@ -294,7 +297,8 @@ size_t reap(struct launch *l);
 int member_failed(const struct launch *l);
 void describe_status(const struct launch *l, char *out, size_t len);
 size_t launch_up(const struct launch *l);
-size_t raise_launch(const struct config *c, const struct launch *l);
+size_t raise_launch(const struct config *c, const struct launch *l,
+		    uint32_t had, size_t *relayed);
 void drain_steps(const struct launch *l);
 void kill_launch(struct launch *l);
 /* SIGKILL the srun of member job: its ranks' node is lost, and it would
@@ -337,6 +341,11 @@ void probe_accept(int fd);
 void probe_answer(const char *self, char *list);
 /* A connection to addr:port begun (non-blocking): its socket, or -1. */
 int probe_connect(const char *addr, const char *port);
+/* hbrelay.c: sig sent to every process of another step of job (not
+ * own_step) on node (NULL: any), as a heartbeat task relays an event;
+ * how many were signalled. */
+size_t hbrelay_signal(const char *job, const char *own_step, const char *node,
+		      int sig);
 /* The heartbeat task's side of the ring probe (ring.h, hbring.c): the
  * "RING ..." line taken; a check of the peers begun at a heartbeat;
  * their sockets into p (returns how many); the results read after poll
@@ -373,6 +382,10 @@ bool heartbeat_slow(const struct config *c, struct source *src,
 bool heartbeat_split(const struct members *ms, unsigned restart,
 		     struct watch *w);
 void heartbeat_stop(void);
+/* The event to member job's ranks over its heartbeat step, without
+ * slurmctld (hbrelay.c): 0, or -1 when the step cannot carry it (no
+ * heartbeats, a node not heard from yet, its srun gone). */
+int heartbeat_relay(uint32_t job, int sig);
 /* Name node to elasticd as lost, hung or straggling (why), if there is
  * one; a failure is only logged (release.c). */
 void suspect_node(const struct config *c, struct source *src, const char *node,

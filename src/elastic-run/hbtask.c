@@ -8,7 +8,9 @@
  * "STACKS" on its input asks it for the stacks of its node's ranks: the
  * signal each registered for it, and their state from /proc; "PROBE"
  * which other nodes it reaches (hbprobe.c); "RING" the world's nodes, of
- * which it checks the next few at every heartbeat (hbring.c).
+ * which it checks the next few at every heartbeat (hbring.c); "EVENT SIG"
+ * the elastic event, which it passes on at once to the processes of its
+ * job's other steps on its node (hbrelay.c).
  */
 #include "config.h"
 
@@ -252,6 +254,17 @@ static void hb_stacks(const char *node, const struct hb_rank *r, size_t n)
 	fflush(stderr);
 }
 
+/* "EVENT SIG": the event, to the ranks of this node's other steps of the
+ * job (hbrelay.c); a signal that is not an elastic one is ignored. */
+static void hb_event(const char *name)
+{
+	int sig;
+
+	if (parse_signal(name, &sig) == PARSE_OK)
+		hbrelay_signal(getenv("SLURM_JOB_ID"), getenv("SLURM_STEP_ID"),
+			       getenv("SLURMD_NODENAME"), sig);
+}
+
 /* Its input: "STACKS", "PROBE ..." (hbprobe.c), in a buffer of HB_IN_MAX
  * (a probe names every node of the world). */
 #define HB_IN_MAX 65536
@@ -279,6 +292,8 @@ static int hb_input(struct hb_in *in, const char *node)
 			probe_answer(node, in->buf + 6);
 		else if (!strncmp(in->buf, "RING ", 5))
 			hbring_set(node, in->buf + 5);
+		else if (!strncmp(in->buf, "EVENT ", 6))
+			hb_event(in->buf + 6);
 		in->len -= (size_t)(nl + 1 - in->buf);
 		memmove(in->buf, nl + 1, in->len + 1);
 	}

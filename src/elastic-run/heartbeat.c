@@ -399,6 +399,40 @@ static int hb_write(struct hb_step *s, const char *line, size_t len)
 	return -1;
 }
 
+/* Has every node of job's heartbeat step spoken (its task reads its
+ * input)? */
+static bool hb_all_heard(uint32_t job)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < hb.table.n; i++) {
+		if (hb.table.node[i].job != job)
+			continue;
+		if (!hb.table.node[i].heard)
+			return false;
+		n++;
+	}
+	return n > 0;
+}
+
+int heartbeat_relay(uint32_t job, int sig)
+{
+	char line[32];
+	int n = snprintf(line, sizeof(line), "EVENT %s\n", signame(sig));
+
+	for (size_t i = 0; hb.on && i < hb.n; i++) {
+		struct hb_step *s = &hb.step[i];
+
+		if (s->job != job || s->in < 0 || s->out < 0 ||
+		    !hb_all_heard(job))
+			continue;
+		if (hb_write(s, line, (size_t)n) == 0)
+			return 0;
+		elog_debug("relay: job %u: %s", job, strerror(errno));
+	}
+	return -1;
+}
+
 /* Ask every node for its ranks' stacks, once per launch. */
 static void hb_ask_stacks(void)
 {

@@ -519,16 +519,30 @@ size_t launch_up(const struct launch *l)
 			up++;
 	return up;
 }
-/* Tell every member's ranks.  Returns how many members were told. */
-size_t raise_launch(const struct config *c, const struct launch *l)
+/*
+ * Tell every member's ranks: over its heartbeat step where it has one
+ * (no RPC: elasticd raised the event in the base alone, elasticd(8)),
+ * else through slurmctld.  A job whose steps have the event already
+ * (the base, when the sentinel heard it: `had`; 0 for none) is not
+ * signalled twice.  Returns how many members were told, *relayed how
+ * many of them without slurmctld.
+ */
+size_t raise_launch(const struct config *c, const struct launch *l,
+		    uint32_t had, size_t *relayed)
 {
 	elastic_error_t err;
 	size_t i, told = 0;
 
+	*relayed = 0;
 	for (i = 0; i < l->njobs; i++) {
 		if (l->njobs == l->n && l->done[i])
 			continue;
-		if (raise_job(l->job[i], c->sig, &err) < 0)
+		if (l->job[i] == had)
+			told++;
+		else if (heartbeat_relay(l->job[i], c->sig) == 0) {
+			told++;
+			(*relayed)++;
+		} else if (raise_job(l->job[i], c->sig, &err) < 0)
 			elog_error("%s", err.text);
 		else
 			told++;

@@ -495,14 +495,15 @@ int elasticd_suspect(const struct apiclient *c, uint32_t job, const char *node,
 }
 
 int elasticd_report(const struct apiclient *c, uint32_t job,
-		    uint64_t generation, long exit_ms, unsigned timeout_ms,
-		    elastic_error_t *err)
+		    uint64_t generation, long exit_ms, bool relay,
+		    unsigned timeout_ms, elastic_error_t *err)
 {
 	char path[128];
 	int n;
 
-	n = snprintf(path, sizeof(path), "/v1/groups/%u/report?generation=%llu",
-		     job, (unsigned long long)generation);
+	n = snprintf(path, sizeof(path),
+		     "/v1/groups/%u/report?generation=%llu&relay=%d", job,
+		     (unsigned long long)generation, relay ? 1 : 0);
 	if (exit_ms >= 0)
 		snprintf(path + n, sizeof(path) - (size_t)n, "&exit_ms=%ld",
 			 exit_ms);

@@ -141,11 +141,13 @@ enum fetch_result elasticd_fetch(const struct apiclient *c, uint32_t job,
 /*
  * POST /v1/groups/<job>/report: the ranks run in world generation, and
  * took exit_ms (-1: not measured) from being told of the last event to
- * exiting.  0, or -1 with err set.
+ * exiting; relay: the launcher relays an event raised in the base to
+ * every member's ranks (elasticd then signals the base alone).  0, or -1
+ * with err set.
  */
 int elasticd_report(const struct apiclient *c, uint32_t job,
-		    uint64_t generation, long exit_ms, unsigned timeout_ms,
-		    elastic_error_t *err);
+		    uint64_t generation, long exit_ms, bool relay,
+		    unsigned timeout_ms, elastic_error_t *err);
 
 /*
  * POST /v1/groups/<job>/suspect?node=<node>&why=<why>: the launcher found

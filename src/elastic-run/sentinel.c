@@ -53,6 +53,15 @@ int sentinel_main(void)
 	}
 }
 
+/* The sentinel said READY and runs on: an event raised in the base's
+ * steps reaches the launcher, which can relay it (sentinel_hears()). */
+static bool sentinel_ready;
+
+bool sentinel_hears(void)
+{
+	return sentinel_ready;
+}
+
 void sentinel_start(uint32_t job_id, const char *srun, struct sentinel *s)
 {
 	char self[4096], jobarg[64];
@@ -123,6 +132,7 @@ int sentinel_read(struct sentinel *s, bool *ready)
 		} else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
 			close(s->fd);
 			s->fd = -1;
+			sentinel_ready = false;
 			break;
 		} else {
 			break;
@@ -136,6 +146,7 @@ int sentinel_read(struct sentinel *s, bool *ready)
 
 		*nl = '\0';
 		if (strcmp(s->buf, "READY") == 0) {
+			sentinel_ready = s->fd >= 0;
 			if (ready)
 				*ready = true;
 		} else if (parse_signal(s->buf, &v) == PARSE_OK) {
@@ -150,6 +161,7 @@ void sentinel_stop(struct sentinel *s)
 {
 	double deadline = now_s() + KILL_WAIT_S;
 
+	sentinel_ready = false;
 	if (s->in >= 0) {
 		close(s->in);
 		s->in = -1;

@@ -3,8 +3,10 @@
 
 #include "elastic-run.h"
 
-/* Tell elasticd the ranks run in its world (the resize is over) and how
- * long they took to leave the last one. */
+/* Tell elasticd the ranks run in its world (the resize is over), how
+ * long they took to leave the last one, and whether we relay events
+ * (while the sentinel hears the base's steps: elasticd then signals the
+ * base alone). */
 void report_up(const struct config *c, struct source *src,
 	       const struct members *ms)
 {
@@ -13,7 +15,7 @@ void report_up(const struct config *c, struct source *src,
 	if (!src->ed_mode)
 		return;
 	if (elasticd_report(&src->ed, c->job_id, ms->generation, src->exit_ms,
-			    ED_TIMEOUT_MS, &err) < 0)
+			    sentinel_hears(), ED_TIMEOUT_MS, &err) < 0)
 		elog_warn("report to elasticd: %s", err.text);
 	src->exit_ms = -1;
 }
@@ -219,7 +221,9 @@ void end_launch(const struct config *c, struct source *src, struct launch *l,
 	    lost && c->grace > LOST_EXIT_S ? LOST_EXIT_S : c->grace;
 	double t_event = now_s(), deadline = t_event + grace, waited;
 	bool told = false, running = l->running > 0;
-	size_t left;
+	/* Heard by the sentinel: the base's steps have the event. */
+	uint32_t had = !strcmp(w->cause, "raised") ? c->job_id : 0;
+	size_t left, relayed = 0;
 	char st[256];
 
 	timeline("event", restart, ms->nnodes, "cause=%s %s", w->cause,
@@ -227,15 +231,16 @@ void end_launch(const struct config *c, struct source *src, struct launch *l,
 	if (lost)
 		release_lost(c, src, ms, l, w, restart);
 	if (running)
-		told = raise_launch(c, l) > 0;
-	timeline("told", restart, ms->nnodes, "signal=%s ok=%s",
-		 signame(c->sig), told || !running ? "yes" : "no");
+		told = raise_launch(c, l, had, &relayed) > 0;
+	timeline("told", restart, ms->nnodes,
+		 "signal=%s ok=%s relayed=%zu had=%u", signame(c->sig),
+		 told || !running ? "yes" : "no", relayed, had);
 	last_raise = now_s();
 	while (reap(l) > 0 && now_s() < deadline) {
 		/* A rank still starting (importing its framework) has no
 		 * handler yet and ignores the signal: tell them again. */
 		if (now_s() >= last_raise + RERAISE_S) {
-			raise_launch(c, l);
+			raise_launch(c, l, 0, &relayed);
 			last_raise = now_s();
 		}
 		sleep_ms(POLL_MS);

@@ -308,7 +308,10 @@ static enum MHD_Result serve_report(const struct req *rq,
 				   conn, MHD_GET_ARGUMENT_KIND, "generation"),
 			       MHD_lookup_connection_value(
 				   conn, MHD_GET_ARGUMENT_KIND, "exit_ms"),
-			       &rep, &why) < 0)
+			       &rep, &why) < 0 ||
+	    route_parse_relay(MHD_lookup_connection_value(
+				  conn, MHD_GET_ARGUMENT_KIND, "relay"),
+			      &rep, &why) < 0)
 		return reply_error(rq, MHD_HTTP_BAD_REQUEST, why);
 	if (api_queue_report(&rep) < 0)
 		return reply_error(rq, MHD_HTTP_SERVICE_UNAVAILABLE,

@@ -127,6 +127,7 @@ static json_object *group_json(const struct group_info *g, bool *ok)
 	put_int(o, "weight", g->weight, ok);
 	put(o, "share", json_object_new_double(g->share), ok);
 	put_ms_as_s(o, "growth_wait_seconds", g->growth_wait_ms, ok);
+	put(o, "relay", json_object_new_boolean(g->relay), ok);
 	for (size_t i = 0; i < g->nmembers; i++)
 		push(members, member_json(&g->members[i], ok), ok);
 	put(o, "members", members, ok);
@@ -293,7 +294,7 @@ static const char *label_user(const char *u)
 }
 
 /* Each live group's part of the groups' nodes, its weight and how long
- * it has waited to grow (elasticd(8), SHARING): who is held back. */
+ * it has waited to grow (elasticd(8), Sharing): who is held back. */
 static void metrics_shares(FILE *f, const struct elasticd_view *v)
 {
 	static const struct {

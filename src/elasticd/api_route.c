@@ -150,6 +150,18 @@ int route_parse_report(const char *generation, const char *exit_ms,
 	return 0;
 }
 
+int route_parse_relay(const char *relay, struct launch_report *ret,
+		      const char **why)
+{
+	if (relay && strcmp(relay, "0") != 0 && strcmp(relay, "1") != 0) {
+		*why = "relay: whether the launcher relays events is "
+		       "required (allowed: 0, 1)";
+		return -1;
+	}
+	ret->relay = relay && relay[0] == '1';
+	return 0;
+}
+
 int route_parse_suspect(const char *node, const char *because,
 			struct suspect_report *ret, const char **why)
 {

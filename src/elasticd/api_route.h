@@ -19,8 +19,8 @@ enum route_kind {
 	ROUTE_GROUP,	 /* GET /v1/groups/ID */
 	ROUTE_EVENTS,	 /* GET /v1/groups/ID/events */
 	ROUTE_RAISE,	 /* POST /v1/groups/ID/raise */
-	ROUTE_REPORT, /* POST /v1/groups/ID/report?generation=G[&exit_ms=M] */
-	ROUTE_NOTIFY, /* POST /v1/groups/ID/notify?event=E */
+	ROUTE_REPORT,  /* POST /v1/groups/ID/report?generation=G[&exit_ms=M] */
+	ROUTE_NOTIFY,  /* POST /v1/groups/ID/notify?event=E */
 	ROUTE_SUSPECT, /* POST /v1/groups/ID/suspect?node=N&why=W */
 };
 
@@ -41,6 +41,10 @@ void route_parse(const char *method, const char *path, struct route *ret);
  * with *why set to a static message naming the argument. */
 int route_parse_report(const char *generation, const char *exit_ms,
 		       struct launch_report *ret, const char **why);
+/* Its relay argument (NULL: missing, an older launcher): "1" when the
+ * launcher relays events, "0" when not.  0, or -1 with *why set. */
+int route_parse_relay(const char *relay, struct launch_report *ret,
+		      const char **why);
 
 /* The suspect report's arguments: a node name (letters, digits, -_.; 1
  * to SUSPECT_NODE_MAX), and why: lost, hang or straggler.  0, or -1 with

@@ -12,7 +12,11 @@
  * answer), the first pass (adopting every group), a steady pass (nothing
  * changed), a pass where 5% of the units are being preempted, and the
  * view the API gets.  RPCs per cycle are those slurmio would make: one
- * slurm_load_jobs, plus one per submission, cancel and raised job.
+ * slurm_load_jobs, plus one per submission, cancel and raised job.  The
+ * preempted cycle is counted twice: with launchers that do not relay
+ * events (every job of a world signalled through slurmctld) and with
+ * launchers that do (elastic-run: the base alone, the members' ranks told
+ * over the launcher's heartbeat steps).
  */
 #include "config.h"
 
@@ -151,16 +155,44 @@ fail:
 	return NULL;
 }
 
-/* RPCs slurmio would make for these actions, besides the load. */
-static size_t rpcs(const struct action_list *l)
+/* RPCs slurmio would make for these actions, besides the load; *relayed:
+ * the jobs told by their launcher instead, *raises: the groups raised. */
+static size_t rpcs(const struct action_list *l, size_t *relayed, size_t *raises)
 {
 	size_t n = 0;
 
-	for (size_t i = 0; i < l->n; i++)
+	*relayed = *raises = 0;
+	for (size_t i = 0; i < l->n; i++) {
 		n += l->a[i].type == ACTION_RAISE  ? l->a[i].njobs
 		     : l->a[i].type == ACTION_NOTE ? 0
 						   : 1;
+		if (l->a[i].type == ACTION_RAISE) {
+			*relayed += l->a[i].relayed;
+			(*raises)++;
+		}
+	}
 	return n;
+}
+
+/* Every group's launcher reports its world, saying it relays events. */
+static int relaying(struct reconcile *r, const struct snapshot *s, int64_t now)
+{
+	struct elasticd_view *v = reconcile_view(r, s, now);
+
+	if (!v)
+		return -1;
+	for (size_t i = 0; i < v->ngroups; i++) {
+		struct launch_report rep = {
+			.group = v->groups[i].base_job_id,
+			.generation = v->groups[i].generation,
+			.exit_ms = -1,
+			.relay = true,
+		};
+
+		reconcile_report(r, &rep, now);
+	}
+	view_free(v);
+	return 0;
 }
 
 /* Answer every submission, as slurmio does, with made-up job ids. */
@@ -179,7 +211,10 @@ static void answer(struct reconcile *r, const struct action_list *l,
 struct bench_figures {
 	double t_build[RUNS], t_rebuild[RUNS], t_first[RUNS], t_steady[RUNS],
 	    t_pre[RUNS], t_view[RUNS];
-	size_t njobs, a_first, a_steady, a_pre, r_pre;
+	size_t njobs, a_first, a_steady, a_pre;
+	/* the preempted cycle without and with relaying launchers: RPCs,
+	 * groups raised, jobs told without slurmctld */
+	size_t r_pre[2], raises[2], relayed[2];
 };
 
 /* The policy and the groups' options for a cluster of nodes. */
@@ -204,17 +239,19 @@ static void bench_opts(unsigned nodes, unsigned groups,
 		   (1u << ELASTIC_OPT_STEP);
 }
 
-/* One run: the snapshots, the three passes and the view, timed. */
+/* One run: the snapshots, the three passes and the view, timed (relay:
+ * the launchers relay events; then only the counts are kept). */
 static int bench_one(unsigned nodes, unsigned groups,
 		     const struct elastic_policy *p,
 		     const struct elastic_opts *o, time_t now, int run,
-		     struct action_list *l, struct bench_figures *f)
+		     bool relay, struct action_list *l, struct bench_figures *f)
 {
 	int64_t ms = (int64_t)now * 1000;
 	struct reconcile *r = reconcile_create(NULL);
 	struct snapshot *s, *sp;
 	struct elasticd_view *v;
 	elastic_error_t err;
+	size_t unused;
 	double t;
 
 	t = now_s();
@@ -240,19 +277,23 @@ static int bench_one(unsigned nodes, unsigned groups,
 	if (reconcile_pass(r, s, p, ms + 1000, l, &err) < 0)
 		goto fail;
 	f->t_steady[run] = now_s() - t;
-	f->a_steady = rpcs(l);
+	f->a_steady = rpcs(l, &unused, &unused);
+	if (relay && relaying(r, s, ms + 1000) < 0)
+		goto fail;
 
 	t = now_s();
 	if (reconcile_pass(r, sp, p, ms + 2000, l, &err) < 0)
 		goto fail;
-	f->t_pre[run] = now_s() - t;
+	if (!relay)
+		f->t_pre[run] = now_s() - t;
 	f->a_pre = l->n;
-	f->r_pre = rpcs(l);
+	f->r_pre[relay] = rpcs(l, &f->relayed[relay], &f->raises[relay]);
 	answer(r, l, ms + 2000);
 
 	t = now_s();
 	v = reconcile_view(r, sp, ms + 2000);
-	f->t_view[run] = now_s() - t;
+	if (!relay)
+		f->t_view[run] = now_s() - t;
 	if (!v)
 		goto fail;
 	view_free(v);
@@ -282,8 +323,14 @@ static void bench_report(unsigned nodes, unsigned groups,
 	       "slurm_load_jobs, answered \"no change\") + %zu\n",
 	       median(f->t_steady, RUNS) * 1e3, (size_t)1, f->a_steady);
 	printf("  5%% units preempted   %8.2f ms  %zu actions, RPCs/cycle: "
-	       "1 + %zu\n",
-	       median(f->t_pre, RUNS) * 1e3, f->a_pre, f->r_pre);
+	       "1 + %zu (%zu groups raised; launchers that do not relay: "
+	       "every job signalled)\n",
+	       median(f->t_pre, RUNS) * 1e3, f->a_pre, f->r_pre[0],
+	       f->raises[0]);
+	printf("  same, launchers relay           RPCs/cycle: 1 + %zu (%zu "
+	       "groups raised in their base; %zu jobs told without "
+	       "slurmctld)\n",
+	       f->r_pre[1], f->raises[1], f->relayed[1]);
 	printf("  view for the API     %8.2f ms\n",
 	       median(f->t_view, RUNS) * 1e3);
 	printf("  max RSS so far       %8ld KiB\n", max_rss_kib());
@@ -299,8 +346,10 @@ static int bench(unsigned nodes, unsigned groups)
 
 	bench_opts(nodes, groups, &p, &o);
 	for (int run = 0; run < RUNS; run++)
-		if (bench_one(nodes, groups, &p, &o, now, run, &l, &f) < 0)
-			return -1;
+		for (int relay = 0; relay < 2; relay++)
+			if (bench_one(nodes, groups, &p, &o, now, run, relay,
+				      &l, &f) < 0)
+				return -1;
 	action_list_free(&l);
 	bench_report(nodes, groups, &o, &f);
 	return 0;

@@ -292,12 +292,15 @@ static void perform(struct action_list *l, int64_t now)
 			     k < a->njobs && j + 16 < sizeof(jobs); k++)
 				j += snprintf(jobs + j, sizeof(jobs) - j,
 					      "%s%u", k ? "," : "", a->jobs[k]);
+			/* One RPC per job in jobs[]; the relayed ones cost
+			 * slurmctld nothing. */
 			if (slurmio_raise(ctx.io, a->jobs, a->njobs, a->signal,
 					  &err) < 0)
 				elog_error("%s: jobs %s: %s", a->text, jobs,
 					   err.text);
 			else
-				elog_info("%s: jobs %s", a->text, jobs);
+				elog_info("%s: jobs %s, relayed to %zu",
+					  a->text, jobs, a->relayed);
 			break;
 		}
 		}

@@ -104,12 +104,14 @@ struct group_info {
 	int64_t last_exit_ms;
 	uint32_t grace;
 	bool grace_warning; /* last_exit_ms is half the grace or more */
-	/* Sharing (elasticd(8), SHARING): the group's weight, its part of
+	/* Sharing (elasticd(8), Sharing): the group's weight, its part of
 	 * the nodes in all groups' worlds (0..1), and how long it has waited
 	 * below its target with a unit pending (-1: it does not wait). */
 	uint32_t weight;
 	double share;
 	int64_t growth_wait_ms;
+	/* Its launcher relays events: elasticd signals the base alone. */
+	bool relay;
 };
 
 /* A launcher's report (POST /v1/groups/ID/report): its ranks run in
@@ -119,6 +121,9 @@ struct launch_report {
 	uint32_t group;
 	uint64_t generation;
 	int64_t exit_ms;
+	/* The launcher passes an event raised in the base on to every
+	 * member's ranks itself (relay=1): elasticd signals the base alone. */
+	bool relay;
 };
 
 /* A node a group's launcher found lost, hung or straggling

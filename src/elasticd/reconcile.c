@@ -256,6 +256,7 @@ int reconcile_report(struct reconcile *r, const struct launch_report *rep,
 
 	if (!g || !g->formed || !g->base || !g->base->opts)
 		return -1;
+	g->relays = rep->relay;
 	/* Its ranks run in the current world: the resize is over, whatever
 	 * is left of the grace. */
 	if (rep->generation == g->generation)

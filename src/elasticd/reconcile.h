@@ -54,7 +54,8 @@
 enum action_type {
 	ACTION_SUBMIT,	/* submit a unit; report with reconcile_submitted() */
 	ACTION_CANCEL,	/* cancel job (SIGKILL) */
-	ACTION_RAISE,	/* raise signal in jobs[] (the old world) */
+	ACTION_RAISE,	/* raise signal in jobs[] (the old world, or its
+			 * base alone when the launcher relays) */
 	ACTION_NOTE,	/* nothing to do: a decision worth a log line */
 	ACTION_RELEASE, /* release job, held by Slurm (scontrol release) */
 };
@@ -89,6 +90,9 @@ struct action {
 	int signal;		  /* ACTION_RAISE */
 	size_t njobs;		  /* ACTION_RAISE */
 	uint32_t *jobs;		  /* ACTION_RAISE; owned by the list */
+	/* ACTION_RAISE: running jobs of the old world left out of jobs[],
+	 * whose ranks the group's launcher tells without slurmctld */
+	size_t relayed;
 	char text[ACTION_TEXT_MAX]; /* one log line, without prefix */
 };
 

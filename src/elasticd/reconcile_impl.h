@@ -131,6 +131,10 @@ struct group {
 	/* the launcher's last report (reconcile_report) */
 	int64_t last_exit_ms; /* -1: none */
 	bool grace_warning;
+	/* it said it relays events (elastic-run): an event raised in the
+	 * base reaches every member's ranks through it, so elasticd
+	 * signals the base alone (rec_raise_world) */
+	bool relays;
 
 	/* this pass */
 	uint64_t pass;

@@ -43,6 +43,7 @@ static int view_group(const struct reconcile *r, const struct group *g,
 	gi->world_nodes = g->formed ? g->world_nodes : 0;
 	gi->last_exit_ms = g->last_exit_ms;
 	gi->grace_warning = g->grace_warning;
+	gi->relay = g->relays;
 	gi->grace = g->base && g->base->opts ? g->base->opts->grace : 0;
 	gi->weight = g->weight ? g->weight : 1;
 	gi->growth_wait_ms = g->grow_since ? now - g->grow_since : -1;

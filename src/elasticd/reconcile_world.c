@@ -234,19 +234,41 @@ static bool own_job(const struct group *g, const struct job_view *j)
 	       j->uid == g->base->uid;
 }
 
-/* The event, in the old world's running jobs: their ranks checkpoint. */
+/* The old world's running jobs of g into jobs (g->nworld at most), the
+ * base first when it runs: how many. */
+static size_t world_running(const struct reconcile *r, const struct group *g,
+			    uint32_t *jobs)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < g->nworld; i++) {
+		const struct job_view *j =
+		    r->snap ? snapshot_find(r->snap, g->world[i].job) : NULL;
+
+		if (j && j->phase == PHASE_RUNNING && own_job(g, j))
+			jobs[k++] = j->id;
+	}
+	return k;
+}
+
+/*
+ * The event, in the old world's running jobs: their ranks checkpoint.
+ * A launcher that relays (its report said so: elastic-run) hears the
+ * signal on the base's steps and tells every other member's ranks over
+ * its heartbeat steps, without slurmctld: then the base alone is
+ * signalled, one RPC a group however many units it has (a rack
+ * preempted must not send slurmctld a signal per job).  Otherwise, or
+ * when the base is not running (no launcher to relay), every job.
+ */
 int rec_raise_world(struct reconcile *r, const struct group *g, const char *why,
 		    struct action_list *out)
 {
 	const struct elastic_opts *o = g->base->opts;
 	struct action *a;
-	size_t k = 0;
+	size_t k;
+	bool relay;
 
-	a = rec_push(out, ACTION_RAISE, g->id,
-		     "group %u: raise %s in generation %" PRIu64
-		     " (%u node%s)%s",
-		     g->id, parse_signal_name(o->signal) ?: "?", g->generation,
-		     g->world_nodes, g->world_nodes == 1 ? "" : "s", why);
+	a = rec_push(out, ACTION_RAISE, g->id, "%s", "");
 	if (!a)
 		return -1;
 	a->signal = o->signal;
@@ -255,18 +277,20 @@ int rec_raise_world(struct reconcile *r, const struct group *g, const char *why,
 		out->n--;
 		return -1;
 	}
-	for (size_t i = 0; i < g->nworld; i++) {
-		const struct job_view *j =
-		    r->snap ? snapshot_find(r->snap, g->world[i].job) : NULL;
-
-		if (j && j->phase == PHASE_RUNNING && own_job(g, j))
-			a->jobs[k++] = j->id;
-	}
-	a->njobs = k;
+	k = world_running(r, g, a->jobs);
+	relay = g->relays && k > 1 && a->jobs[0] == g->id;
+	a->njobs = relay ? 1 : k;
+	a->relayed = relay ? k - 1 : 0;
 	if (!k) { /* nobody to tell */
 		free(a->jobs);
 		out->n--;
+		return 0;
 	}
+	snprintf(a->text, sizeof(a->text),
+		 "group %u: raise %s in generation %" PRIu64 " (%u node%s%s)%s",
+		 g->id, parse_signal_name(o->signal) ?: "?", g->generation,
+		 g->world_nodes, g->world_nodes == 1 ? "" : "s",
+		 relay ? "; in the base, its launcher relays" : "", why);
 	return 0;
 }
 

@@ -9,7 +9,7 @@
 
 /*
  * How idle nodes are shared between groups that all want them
- * (elasticd(8), SHARING): max-min fair on nodes, weighted.  Pure.
+ * (elasticd(8), Sharing): max-min fair on nodes, weighted.  Pure.
  *
  * elasticd does not place units, Slurm does: it starts pending jobs in
  * priority order.  So the order is put into each unit's nice when it is

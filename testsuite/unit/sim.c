@@ -187,7 +187,7 @@ void pass_on(struct sim *s, bool same_snapshot)
 		fail_msg("reconcile_pass: %s", err.text);
 	s->submits = s->submits_od = s->cancels = s->raises = s->notes = 0;
 	s->releases = 0;
-	s->nraised = 0;
+	s->nraised = s->nrelayed = 0;
 	for (size_t i = 0; i < s->l.n; i++) {
 		const struct action *a = &s->l.a[i];
 
@@ -248,6 +248,7 @@ void pass_on(struct sim *s, bool same_snapshot)
 			assert_int_equal(a->signal, s->opts.signal);
 			for (size_t k = 0; k < a->njobs && s->nraised < 64; k++)
 				s->raised[s->nraised++] = a->jobs[k];
+			s->nrelayed += a->relayed;
 			break;
 		case ACTION_NOTE:
 			s->notes++;

@@ -67,6 +67,7 @@ struct sim {
 	uint32_t cancelled[64];
 	uint32_t raised[64];
 	size_t nraised;
+	size_t nrelayed; /* jobs left to the launchers to tell */
 	uint32_t last_limit;
 	char last_partition[POLICY_NAME_MAX + 1];
 	char last_qos[POLICY_NAME_MAX + 1];

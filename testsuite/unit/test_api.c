@@ -227,6 +227,20 @@ static void report_args(void **state)
 				 -1);
 		assert_non_null(strstr(why, "exit_ms:"));
 	}
+	/* relay: missing (an older launcher) is 0. */
+	r.relay = true;
+	assert_int_equal(route_parse_relay(NULL, &r, &why), 0);
+	assert_false(r.relay);
+	assert_int_equal(route_parse_relay("1", &r, &why), 0);
+	assert_true(r.relay);
+	assert_int_equal(route_parse_relay("0", &r, &why), 0);
+	assert_false(r.relay);
+	static const char *const bad_relay[] = { "", "2", "yes", "01", "1 " };
+	for (size_t i = 0; i < N(bad_relay); i++) {
+		why = NULL;
+		assert_int_equal(route_parse_relay(bad_relay[i], &r, &why), -1);
+		assert_non_null(strstr(why, "relay:"));
+	}
 }
 
 /* A suspect node: a plain node name, and one of three faults. */

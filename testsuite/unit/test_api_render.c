@@ -111,6 +111,7 @@ static const char *const group_keys[] = {
 	"weight",
 	"share",
 	"growth_wait_seconds",
+	"relay",
 	"members",
 };
 static const char *const member_keys[] = { "job_id", "kind",  "state",
@@ -136,6 +137,7 @@ static void check_group100(json_object *g)
 	assert_true(json_object_get_double(get(g, "last_exit_seconds")) ==
 		    12.5);
 	is_bool(g, "grace_warning", true);
+	is_bool(g, "relay", true);
 	is_int(g, "world_nodes", 6);
 	is_int(g, "weight", 2);
 	assert_true(json_object_get_double(get(g, "share")) == 0.75);
@@ -195,6 +197,7 @@ static void json_group(void **state)
 	is_bool(g, "grace_warning", false);
 	assert_true(
 	    json_object_is_type(get(g, "growth_wait_seconds"), json_type_null));
+	is_bool(g, "relay", false);
 	assert_int_equal(json_object_array_length(get(g, "members")), 0);
 	json_object_put(g);
 	view_free(v);

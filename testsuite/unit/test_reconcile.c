@@ -383,6 +383,68 @@ static void launcher_report(void **state)
 	sim_free(s);
 }
 
+/*
+ * Who elasticd signals for an event: every running job of the old world
+ * while the launcher has not said it relays (none reported, an older
+ * one, a plain srun script); the base alone once it has, the others
+ * told by the launcher; every job again when the base does not run (no
+ * launcher to relay) or a later report withdraws it.
+ */
+static void raise_relay(void **state)
+{
+	struct sim *s;
+	uint32_t ids[8] = { 0 };
+	struct launch_report rep = { .group = BASE, .exit_ms = -1 };
+	struct elasticd_view *v;
+
+	(void)state;
+	s = sim_start_step(1, 5, 1);
+	grow_to_target(s);
+	assert_int_equal(units(s, PHASE_RUNNING, ANY, ids, 8), 4);
+	/* A report without relay (an older launcher): every job. */
+	rep.generation = status(s, NULL, 0).generation;
+	assert_int_equal(reconcile_report(s->r, &rep, s->now), 0);
+	preempt(s, ids[0]);
+	pass(s);
+	assert_int_equal(s->raises, 1);
+	assert_int_equal(s->nraised, 5);
+	assert_int_equal(s->nrelayed, 0);
+	advance(s, 30000);
+	pass(s);
+
+	/* It relays: the base alone, once, the 3 units left to it. */
+	rep.generation = status(s, NULL, 0).generation;
+	rep.relay = true;
+	assert_int_equal(reconcile_report(s->r, &rep, s->now), 0);
+	v = reconcile_view(s->r, s->snap, s->now);
+	assert_non_null(v);
+	assert_true(v->groups[0].relay);
+	view_free(v);
+	preempt(s, ids[1]);
+	pass(s);
+	assert_int_equal(s->raises, 1);
+	assert_int_equal(s->nraised, 1);
+	assert_true(raised(s, BASE));
+	assert_int_equal(s->nrelayed, 3);
+	/* Asked through the API: the same. */
+	action_list_clear(&s->l);
+	assert_int_equal(reconcile_raise_request(s->r, BASE, &s->l), 0);
+	assert_int_equal(s->l.n, 1);
+	assert_int_equal(s->l.a[0].njobs, 1);
+	assert_int_equal(s->l.a[0].jobs[0], BASE);
+	assert_int_equal(s->l.a[0].relayed, 2);
+
+	/* A later report without relay withdraws it. */
+	rep.generation = status(s, NULL, 0).generation;
+	rep.relay = false;
+	assert_int_equal(reconcile_report(s->r, &rep, s->now), 0);
+	action_list_clear(&s->l);
+	assert_int_equal(reconcile_raise_request(s->r, BASE, &s->l), 0);
+	assert_int_equal(s->l.a[0].njobs, 3);
+	assert_int_equal(s->l.a[0].relayed, 0);
+	sim_free(s);
+}
+
 /* A preempted unit that ends before a pass saw its grace. */
 static void preempt_missed_grace(void **state)
 {
@@ -510,6 +572,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(preempt_ranks_gone),
 		cmocka_unit_test(preempt_missed_grace),
 		cmocka_unit_test(launcher_report),
+		cmocka_unit_test(raise_relay),
 		cmocka_unit_test(fault_replaced_in_time),
 		cmocka_unit_test(fault_timeout_shrinks),
 		cmocka_unit_test(base_loses_nodes),
