@@ -126,14 +126,16 @@ static const char *fmt_share(char *buf, size_t len, json_object *g)
 	return buf;
 }
 
-/* How long the group has waited to grow, "2m05s"; "-" when it does not. */
+/* How long the group has waited to grow, "2m05s"; else what holds it
+ * below its max ("cap", "time", "backoff", "partition"), or "-". */
 static const char *fmt_wait(char *buf, size_t len, json_object *g)
 {
 	json_object *w = field(g, "growth_wait_seconds");
+	const char *held = str(g, "held", NULL);
 	long long s;
 
 	if (!w || json_object_is_type(w, json_type_null))
-		return "-";
+		return held && strcmp(held, "nodes") ? held : "-";
 	s = (long long)json_object_get_double(w);
 	if (s >= 3600)
 		snprintf(buf, len, "%lldh%02lldm", s / 3600, s / 60 % 60);
@@ -198,16 +200,30 @@ static void print_grace_warning(json_object *g, const char *indent)
  * held back, and why (elasticd(8), SHARING). */
 static void print_share(json_object *g)
 {
+	static const struct {
+		const char *held, *why;
+	} whys[] = {
+		{ "cap", "held at the site's cap on its owner (elastic.conf "
+			 "UserMaxNodes, AccountMaxNodes, MaxNodes)" },
+		{ "time", "its job has too little time left for a unit" },
+		{ "backoff", "Slurm refused its units: asking again later" },
+		{ "partition", "no partition for its units (elastic.conf "
+			       "PreemptiblePartitions, BasePartitions)" },
+	};
+	const char *held = str(g, "held", NULL);
 	char share[16], wait[24];
 
 	if (!field(g, "share"))
 		return;
 	printf("  share: %s of the groups' nodes, weight %lld",
 	       fmt_share(share, sizeof(share), g), num(g, "weight"));
-	if (strcmp(fmt_wait(wait, sizeof(wait), g), "-"))
+	if (held && !strcmp(held, "nodes"))
 		printf("; waiting %s to grow (a unit pending, no idle node "
 		       "for it yet)",
-		       wait);
+		       fmt_wait(wait, sizeof(wait), g));
+	for (size_t i = 0; held && i < sizeof(whys) / sizeof(whys[0]); i++)
+		if (!strcmp(held, whys[i].held))
+			printf("; below its max: %s", whys[i].why);
 	printf("\n");
 }
 

@@ -127,6 +127,9 @@ static json_object *group_json(const struct group_info *g, bool *ok)
 	put_int(o, "weight", g->weight, ok);
 	put(o, "share", json_object_new_double(g->share), ok);
 	put_ms_as_s(o, "growth_wait_seconds", g->growth_wait_ms, ok);
+	put_str(o, "held",
+		*growth_held_name(g->held) ? growth_held_name(g->held) : NULL,
+		ok);
 	put(o, "relay", json_object_new_boolean(g->relay), ok);
 	for (size_t i = 0; i < g->nmembers; i++)
 		push(members, member_json(&g->members[i], ok), ok);
@@ -311,6 +314,22 @@ static void metrics_shares(FILE *f, const struct elasticd_view *v)
 		  "pending (0: it does not wait)." },
 	};
 
+	static const enum growth_held held[] = {
+		HELD_NODES, HELD_CAP, HELD_TIME, HELD_BACKOFF, HELD_PARTITION,
+	};
+
+	family(f, "elasticd_groups_held_back", "gauge",
+	       "Running groups below their max, by what holds them: nodes "
+	       "(units pending, no idle node yet), cap, time, backoff, "
+	       "partition.");
+	for (size_t h = 0; h < sizeof(held) / sizeof(held[0]); h++) {
+		size_t n = 0;
+
+		for (size_t i = 0; i < v->ngroups; i++)
+			n += v->groups[i].held == held[h];
+		fprintf(f, "elasticd_groups_held_back{reason=\"%s\"} %zu\n",
+			growth_held_name(held[h]), n);
+	}
 	for (size_t k = 0; k < sizeof(fam) / sizeof(fam[0]); k++) {
 		family(f, fam[k].name, "gauge", fam[k].help);
 		for (size_t i = 0; i < v->ngroups; i++) {

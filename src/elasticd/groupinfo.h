@@ -75,6 +75,18 @@ enum event_cause {
 };
 const char *event_cause_name(enum event_cause c); /* "preempt" */
 
+/* What holds a running group below its --elastic-max. */
+enum growth_held {
+	HELD_NONE,	/* nothing (at its max, or growing) */
+	HELD_NODES,	/* its units pend: no idle node for them yet */
+	HELD_CAP,	/* the site's cap on its owner (UserMaxNodes...) */
+	HELD_TIME,	/* its base has too little time left for a unit */
+	HELD_BACKOFF,	/* Slurm refused its units: it waits to ask again */
+	HELD_PARTITION, /* no PreemptiblePartitions, or a base outside
+			 * BasePartitions */
+};
+const char *growth_held_name(enum growth_held h); /* "nodes" */
+
 /* One line of a group's timeline. */
 struct event_info {
 	struct timespec time; /* CLOCK_REALTIME */
@@ -110,6 +122,7 @@ struct group_info {
 	uint32_t weight;
 	double share;
 	int64_t growth_wait_ms;
+	enum growth_held held; /* what holds it below its max */
 	/* Its launcher relays events: elasticd signals the base alone. */
 	bool relay;
 };

@@ -127,6 +127,7 @@ struct group {
 	 * does not) */
 	unsigned weight;
 	int64_t grow_since;
+	enum growth_held held;
 
 	/* the launcher's last report (reconcile_report) */
 	int64_t last_exit_ms; /* -1: none */

@@ -1,4 +1,5 @@
-/* One group's pass while its base runs, or has stopped (reconcile.h). */
+/* One group's pass while its base runs (reconcile.h); a stopped base's is
+ * reconcile_stopped.c's. */
 #include "config.h"
 
 #include "reconcile_impl.h"
@@ -87,11 +88,12 @@ struct run {
 	char lost[DETAIL_MAX];
 	size_t lj; /* strlen(lost) */
 	bool can_submit;
-	uint32_t time_limit; /* of new units, minutes (0: the partition's) */
-	unsigned nodes;	     /* the best world from what runs (0: none) */
-	size_t nn;	     /* its members, in r->nworld */
-	bool same;	     /* it is the world already */
-	uint32_t newcomer;   /* a running unit it takes in (0: none) */
+	enum growth_held held; /* why not, when !can_submit */
+	uint32_t time_limit;   /* of new units, minutes (0: the partition's) */
+	unsigned nodes;	       /* the best world from what runs (0: none) */
+	size_t nn;	       /* its members, in r->nworld */
+	bool same;	       /* it is the world already */
+	uint32_t newcomer;     /* a running unit it takes in (0: none) */
 	/* the spares of the last pass (g->spare before this one's) */
 	uint32_t was_spare[ELASTIC_MAX_SPARES];
 	size_t nwas_spare;
@@ -314,6 +316,7 @@ static int run_can_submit(struct run *x)
 
 		x->time_limit = left > 0 ? (uint32_t)(left / 60) : 0;
 		x->can_submit = left >= (int64_t)r->cfg.min_unit_seconds;
+		x->held = HELD_TIME;
 		if (!x->can_submit &&
 		    rec_note_once(g, NOTE_NO_TIME, out,
 				  "group %u: base has less than %u s left: "
@@ -325,6 +328,7 @@ static int run_can_submit(struct run *x)
 	}
 	if (x->nslots && !p->preemptible_partitions.n) {
 		x->can_submit = false;
+		x->held = HELD_PARTITION;
 		if (rec_note_once(g, NOTE_NO_PARTITION, out,
 				  "group %u: no PreemptiblePartitions in "
 				  "elastic.conf: no units",
@@ -338,6 +342,7 @@ static int run_can_submit(struct run *x)
 	    !(base->partition &&
 	      policy_list_has(&p->base_partitions, base->partition))) {
 		x->can_submit = false;
+		x->held = HELD_PARTITION;
 		if (rec_note_once(g, NOTE_BASE_PARTITION, out,
 				  "group %u: base in partition %s, not one of "
 				  "BasePartitions in elastic.conf: no units",
@@ -345,8 +350,10 @@ static int run_can_submit(struct run *x)
 				  base->partition ? base->partition : "?") < 0)
 			return -1;
 	}
-	if (now < g->submit_after)
+	if (now < g->submit_after) {
 		x->can_submit = false;
+		x->held = HELD_BACKOFF;
+	}
 	return 0;
 }
 
@@ -702,6 +709,15 @@ static void run_wait(struct run *x)
 		g->grow_since = 0;
 	else if (!g->grow_since)
 		g->grow_since = x->now;
+	/* What holds it below its max, if anything. */
+	if (!g->formed || g->world_nodes >= x->o->max)
+		g->held = HELD_NONE;
+	else if (x->target <= g->world_nodes)
+		g->held = HELD_CAP;
+	else if (pending)
+		g->held = HELD_NODES;
+	else
+		g->held = x->can_submit ? HELD_NONE : x->held;
 }
 
 /* The base runs: keep its group between min and its target. */
@@ -765,90 +781,5 @@ int rec_step_running(struct reconcile *r, struct group *g,
 		g->state = GROUP_RESIZING;
 	else
 		g->state = GROUP_RUNNING;
-	return rec_send_releases(r, g, now, out);
-}
-
-/*
- * Slurm requeued the base and held it because its launch failed on a node
- * (which it drained): a prolog failed there, or the requeue after a node
- * failure raced the node's return and met the old job still on it.  The
- * job is fine; let it start on other nodes, a bounded number of times, so
- * that a job that fails every node it lands on is left to an admin.  Once
- * per hold: a hold is the base's requeue count.
- */
-static int release_launch_hold(struct reconcile *r, struct group *g,
-			       int64_t now, struct action_list *out)
-{
-	const struct job_view *b = g->base;
-	unsigned max = r->cfg.release_launch_holds;
-	char detail[96];
-
-	if (g->holds_released && g->hold_restarts == b->restarts) {
-		/* Sent already: again only if it got lost. */
-		if (now - g->hold_sent < (int64_t)r->cfg.cancel_retry_ms)
-			return 0;
-	} else if (g->holds_released >= max) {
-		return rec_note_once(g, NOTE_LAUNCH_HOLD, out,
-				     "group %u: base held by Slurm after a "
-				     "failed launch, released %u time(s) "
-				     "already (ElasticdReleaseLaunchHolds=%u): "
-				     "left to an admin",
-				     g->id, g->holds_released, max);
-	} else {
-		g->holds_released++;
-		snprintf(detail, sizeof(detail),
-			 "base's launch failed, held by Slurm: released "
-			 "(%u of %u)",
-			 g->holds_released, max);
-		rec_add_event(g, now, CAUSE_FAIL, detail);
-	}
-	g->hold_restarts = b->restarts;
-	g->hold_sent = now;
-	struct action *a =
-	    rec_push(out, ACTION_RELEASE, g->id,
-		     "group %u: base held by Slurm after a failed "
-		     "launch: release (%u of %u)",
-		     g->id, g->holds_released, max);
-	if (!a)
-		return -1;
-	a->job = b->id;
-	return 0;
-}
-
-/* The base is pending or has ended: its units go. */
-int rec_step_stopped(struct reconcile *r, struct group *g, int64_t now,
-		     struct action_list *out)
-{
-	const struct job_view *base = g->base;
-	bool ended = !base || !rec_live(base);
-
-	g->nspare = 0; /* every unit goes */
-	for (size_t i = 0; i < g->nunits; i++)
-		if (rec_live(g->units[i]) &&
-		    rec_release_at(g, g->units[i]->id, now) < 0)
-			return -1;
-	if (ended && !g->end_noted) {
-		g->end_noted = true;
-		rec_add_event(g, now, CAUSE_END,
-			      base ? rec_end_words(base) : "gone");
-		r->resizes[CAUSE_END]++;
-		if (!rec_push(out, ACTION_NOTE, g->id,
-			      "group %u: base %s: releasing its units", g->id,
-			      base ? rec_end_words(base) : "gone"))
-			return -1;
-	}
-	if (g->formed) {
-		/* Requeued or ended: the world is over; a requeued base
-		 * starts a new one above the same generation. */
-		g->formed = false;
-		g->nworld = 0;
-		g->world_nodes = 0;
-		r->dirty = true;
-	}
-	g->change_since = g->loss_since = g->shortfall_since = 0;
-	g->state = ended ? GROUP_COMPLETING : GROUP_PENDING;
-	if (base && base->launch_held &&
-	    release_launch_hold(r, g, now, out) < 0)
-		return -1;
 	return rec_send_releases(r, g, now, out);
 }

@@ -47,6 +47,8 @@ static int view_group(const struct reconcile *r, const struct group *g,
 	gi->grace = g->base && g->base->opts ? g->base->opts->grace : 0;
 	gi->weight = g->weight ? g->weight : 1;
 	gi->growth_wait_ms = g->grow_since ? now - g->grow_since : -1;
+	gi->held =
+	    g->base && g->base->phase == PHASE_RUNNING ? g->held : HELD_NONE;
 	if (g->base && g->base->phase == PHASE_RUNNING && g->base->nodes[0]) {
 		gi->master_addr = nodelist_first_host(g->base->nodes);
 		if (!gi->master_addr)

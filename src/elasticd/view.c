@@ -43,6 +43,17 @@ const char *member_state_name(enum member_state s)
 	return (unsigned)s <= MEMBER_RELEASING ? names[s] : "unknown";
 }
 
+const char *growth_held_name(enum growth_held h)
+{
+	static const char *const names[] = {
+		[HELD_NONE] = "",	    [HELD_NODES] = "nodes",
+		[HELD_CAP] = "cap",	    [HELD_TIME] = "time",
+		[HELD_BACKOFF] = "backoff", [HELD_PARTITION] = "partition",
+	};
+
+	return (unsigned)h <= HELD_PARTITION ? names[h] : "";
+}
+
 const char *event_cause_name(enum event_cause c)
 {
 	static const char *const names[] = {

@@ -51,6 +51,7 @@ struct elasticd_view *make_view(void)
 	g->weight = 2;
 	g->share = 0.75;
 	g->growth_wait_ms = 4500;
+	g->held = HELD_NODES;
 	g->relay = true;
 	g->nmembers = 4;
 	g->members = m = calloc(4, sizeof(*m));

@@ -111,6 +111,7 @@ static const char *const group_keys[] = {
 	"weight",
 	"share",
 	"growth_wait_seconds",
+	"held",
 	"relay",
 	"members",
 };
@@ -143,6 +144,7 @@ static void check_group100(json_object *g)
 	assert_true(json_object_get_double(get(g, "share")) == 0.75);
 	assert_true(json_object_get_double(get(g, "growth_wait_seconds")) ==
 		    4.5);
+	is_str(g, "held", "nodes");
 	is_int(g, "spares", 1);
 	is_str(g, "master_addr", "n1");
 	m = get(g, "members");
@@ -197,6 +199,7 @@ static void json_group(void **state)
 	is_bool(g, "grace_warning", false);
 	assert_true(
 	    json_object_is_type(get(g, "growth_wait_seconds"), json_type_null));
+	is_str(g, "held", NULL);
 	is_bool(g, "relay", false);
 	assert_int_equal(json_object_array_length(get(g, "members")), 0);
 	json_object_put(g);
@@ -422,6 +425,10 @@ static void metrics_values(void **state)
 			      "\"100\",user=\"alice\"}") == 4.5);
 	assert_true(sample(t, "elasticd_group_growth_wait_seconds{group="
 			      "\"200\",user=\"?\"}") == 0);
+	assert_true(sample(t, "elasticd_groups_held_back{reason=\"nodes\"}") ==
+		    1);
+	assert_true(sample(t, "elasticd_groups_held_back{reason=\"cap\"}") ==
+		    0);
 	assert_true(sample(t, "elasticd_reconcile_seconds_sum") == 0.25);
 	assert_true(sample(t, "elasticd_reconcile_seconds_count") == 42);
 	assert_true(sample(t, "elasticd_reconcile_last_seconds") == 0.0015);
@@ -528,7 +535,7 @@ static void metrics_format(void **state)
 				fail_msg("counter %s lacks _total", name);
 		}
 	}
-	assert_int_equal(nfamilies, 24);
+	assert_int_equal(nfamilies, 25);
 	regfree(&re_help);
 	regfree(&re_type);
 	regfree(&re_sample);

@@ -64,6 +64,20 @@ static void equal_groups_level(void **state)
 	assert_int_equal(world_of(s, BASE), 3);
 	assert_int_equal(world_of(s, g2), 3);
 	assert_int_equal(world_of(s, g3), 3);
+	/* each a third, waiting for idle nodes since its world formed */
+	{
+		struct elasticd_view *v = reconcile_view(s->r, s->snap, s->now);
+
+		assert_non_null(v);
+		assert_int_equal(v->ngroups, 3);
+		for (size_t i = 0; i < v->ngroups; i++) {
+			assert_true(v->groups[i].share > 0.333 &&
+				    v->groups[i].share < 0.334);
+			assert_int_equal(v->groups[i].held, HELD_NODES);
+			assert_true(v->groups[i].growth_wait_ms >= 0);
+		}
+		view_free(v);
+	}
 	sim_free(s);
 }
 
