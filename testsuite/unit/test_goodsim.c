@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "common/trace.h"
-#include "elasticd/goodsim.h"
+#include "goodsim/goodsim.h"
 
 /* Four spot nodes for an hour; the last line only ends the trace. */
 #define HOUR_MS 3600000

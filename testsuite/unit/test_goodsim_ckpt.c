@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "common/trace.h"
-#include "elasticd/goodsim.h"
+#include "goodsim/goodsim.h"
 
 /* Four spot nodes for an hour; the last line only ends the trace. */
 static const char steady[] = "0,add,a\n0,add,b\n0,add,c\n0,add,d\n"

@@ -8,7 +8,7 @@
 #include "config.h"
 
 #include "goodsim_impl.h"
-#include "groupinfo.h"
+#include "elasticd/groupinfo.h"
 
 void gs_spare_set(struct sim *s, struct gjob *j, bool spare)
 {

@@ -1,5 +1,5 @@
-#ifndef ELASTICD_GOODSIM_IMPL_H
-#define ELASTICD_GOODSIM_IMPL_H
+#ifndef GOODSIM_GOODSIM_IMPL_H
+#define GOODSIM_GOODSIM_IMPL_H
 
 /*
  * What goodsim.c (the parameters, a run's loop, the oracle, the fault
@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #include "goodsim.h"
-#include "reconcile.h"
+#include "elasticd/reconcile.h"
 
 #define T0_MS	     1700000000000LL /* reconcile's clock is the epoch's */
 #define IDLE_PASS_MS 300000

@@ -1,5 +1,5 @@
-#ifndef ELASTICD_GOODSIM_H
-#define ELASTICD_GOODSIM_H
+#ifndef GOODSIM_GOODSIM_H
+#define GOODSIM_GOODSIM_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -10,6 +10,15 @@
 #include "common/trace.h"
 
 /*
+ * src/goodsim: the simulators of slurm-elastic, a room of their own beside
+ * the daemon they simulate.  libgoodsim (this header: one training's
+ * goodput on a spot trace) runs elasticd's own decisions, linked from
+ * ../elasticd/libelasticd (the snapshot model and the reconcile pass, which are
+ * pure), against a model of Slurm.  It may not touch the rest of the daemon: no
+ * slurmio (Slurm's I/O), no API, no daemon loop; and the models do no I/O at
+ * all (no file, no clock, no log: the same inputs give the same figures).  The
+ * programs (bench_goodput, bench_cluster) read options and files and print.
+ *
  * The goodput simulator: what a training job gets out of capacity that
  * comes and goes, for clusters one machine cannot hold.  A spot trace
  * (trace.h, mapped onto the cluster's spot nodes) drives a model of
@@ -123,7 +132,7 @@ struct goodsim_params {
 	 * save before; the next save waits for it).  < 0: synchronous, the
 	 * stall is the write.  A save at an event is synchronous. */
 	double ckpt_stall_s;
-	double restart_s;    /* ranks up again: start, rendezvous, load */
+	double restart_s; /* ranks up again: start, rendezvous, load */
 	/* Of restart_s, the part before the old ranks are down: for
 	 * slurm-elastic, before the launcher picks the new world (world
 	 * changes in it are taken by the same relaunch, as elastic-run
