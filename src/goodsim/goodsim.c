@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "goodsim_impl.h"
+#include "simrand.h"
 
 const char *goodsim_policy_name(enum goodsim_policy p)
 {
@@ -142,21 +143,6 @@ int goodsim_check(const struct goodsim_params *p, elastic_error_t *err)
 	CHECK(finite_nonneg(p->spot_price) && finite_nonneg(p->ondemand_price),
 	      "prices: not >= 0");
 	return 0;
-}
-
-/* splitmix64: the crash or reclaim of each remove, from the seed. */
-static uint64_t next_rand(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-static double uniform(uint64_t *s)
-{
-	return (double)(next_rand(s) >> 11) / 9007199254740992.0;
 }
 
 /* ------------------------------------------------------------ client */
@@ -353,7 +339,8 @@ static void trace_step(struct sim *s, int64_t now)
 			gs_node_add(s, e->node);
 		else
 			gs_node_remove(s, e->node,
-				       uniform(&s->rng) >= s->p->reclaim_ratio);
+				       simrand_uniform(&s->rng) >=
+					   s->p->reclaim_ratio);
 	}
 	s->now = now;
 }
@@ -486,9 +473,10 @@ int goodsim_schedule(const struct goodsim_params *p, const struct trace *t,
 		if (at >= end)
 			break;
 		fn(arg, at, e->node,
-		   e->add			       ? GOODSIM_ADD
-		   : uniform(&rng) >= p->reclaim_ratio ? GOODSIM_CRASH
-						       : GOODSIM_RECLAIM);
+		   e->add ? GOODSIM_ADD
+		   : simrand_uniform(&rng) >= p->reclaim_ratio
+		       ? GOODSIM_CRASH
+		       : GOODSIM_RECLAIM);
 	}
 	trace_destroy(m);
 	return 0;
@@ -527,7 +515,7 @@ static int sev_cmp(const void *a, const void *b)
 
 static uint64_t expo_ms(uint64_t *rng, double mean_s)
 {
-	double v = -mean_s * log(1 - uniform(rng)) * 1000;
+	double v = -mean_s * log(1 - simrand_uniform(rng)) * 1000;
 
 	return v < 1 ? 1 : v > 1e12 ? (uint64_t)1e12 : (uint64_t)v;
 }
@@ -579,8 +567,8 @@ char *goodsim_synthetic(unsigned nodes, double hours, double mtbf_s,
 			for (unsigned k = 0; k < burst_size; k++)
 				if (downs_add(
 					&d, &nd, &capd,
-					(uint32_t)(next_rand(&rng) % nodes), t,
-					back) < 0)
+					(uint32_t)(simrand_next(&rng) % nodes),
+					t, back) < 0)
 					goto fail;
 		}
 	qsort(d, nd, sizeof(*d), down_cmp);

@@ -12,7 +12,8 @@
 /*
  * src/goodsim: the simulators of slurm-elastic, a room of their own beside
  * the daemon they simulate.  libgoodsim (this header: one training's
- * goodput on a spot trace) runs elasticd's own decisions, linked from
+ * goodput on a spot trace; cluster.h: a whole cluster's workload, with
+ * workload.h and cluster_report.h) runs elasticd's own decisions, linked from
  * ../elasticd/libelasticd (the snapshot model and the reconcile pass, which are
  * pure), against a model of Slurm.  It may not touch the rest of the daemon: no
  * slurmio (Slurm's I/O), no API, no daemon loop; and the models do no I/O at

@@ -1,0 +1,119 @@
+/*
+ * bench_cluster: the cluster simulator's command (cluster.h,
+ * bench_cluster(1)).  A workload of rigid jobs, elastic groups and
+ * preemptors (generated as published GPU clusters' are, or read from a
+ * file) on a model of Slurm of 1,000 to 10,000 nodes, without
+ * slurm-elastic and with it (elasticd's own decisions linked in); prints
+ * utilization, rigid jobs' waits and completions, each group's goodput
+ * and share, Jain's index over equal groups, units' starts and
+ * preemptions, and the targets met or missed.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench_cluster.h"
+#include "common/filesave.h"
+#include "common/parse.h"
+
+static double bc_now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* The workload: read from --workload, or generated; written to
+ * --write-workload.  0, or -1 with the error printed. */
+static int bc_workload(const struct bc_args *a, struct workload *w)
+{
+	elastic_error_t err;
+	char *text = NULL;
+	int rc;
+
+	if (a->in) {
+		rc =
+		    parse_read_file(a->in, (size_t)1 << 30, false, &text, &err);
+		if (rc == 0)
+			rc = workload_parse(text, a->in, w, &err);
+	} else
+		rc = workload_generate(&a->gen, w, &err);
+	free(text);
+	if (rc == 0 && a->out) {
+		char tmp[4096];
+
+		snprintf(tmp, sizeof(tmp), "%s.tmp", a->out);
+		text = workload_format(w);
+		rc = text ? file_save_atomic(a->out, tmp, 0644, text,
+					     strlen(text), &err)
+			  : elastic_errorf(&err, "out of memory");
+		free(text);
+	}
+	if (rc < 0)
+		fprintf(stderr, "bench_cluster: %s\n", err.text);
+	return rc;
+}
+
+/* One run (with slurm-elastic or without): 0, or -1 with the error
+ * printed. */
+static int bc_one(const struct bc_args *a, const struct workload *w,
+		  bool elastic, struct bc_run *run)
+{
+	struct cluster_params p = a->params;
+	struct cluster_result r;
+	elastic_error_t err;
+	double t0 = bc_now();
+
+	p.elastic = elastic;
+	if (cluster_run(&p, w, &r, &err) < 0 ||
+	    report_build(w, p.nodes, &r, &run->rep, &err) < 0) {
+		fprintf(stderr, "bench_cluster: %s: %s\n",
+			elastic ? "with slurm-elastic" : "without", err.text);
+		return -1;
+	}
+	run->wall_s = bc_now() - t0;
+	run->passes = r.passes;
+	run->sched_passes = r.sched_passes;
+	run->backfill_passes = r.backfill_passes;
+	run->done = true;
+	cluster_result_free(&r);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct bc_args a = { 0 };
+	struct workload w = { 0 };
+	struct bc_run run[2] = { 0 };
+	unsigned missed = 0;
+	int rc = bc_args_parse(argc, argv, &a);
+
+	if (rc >= 0)
+		return rc;
+	if (bc_workload(&a, &w) < 0)
+		return 1;
+	if (!a.json)
+		bc_print_setup(&a, &w);
+	rc = 0;
+	if ((a.runs & BC_WITHOUT) && bc_one(&a, &w, false, &run[0]) < 0)
+		rc = 1;
+	if (!rc && (a.runs & BC_WITH) && bc_one(&a, &w, true, &run[1]) < 0)
+		rc = 1;
+	if (!rc) {
+		if (a.json) {
+			bc_print_json(run);
+			missed = bc_print_targets(&a, run, true);
+		} else
+			missed = bc_print_table(&a, run);
+		if (a.check && missed)
+			rc = 1;
+	}
+	report_free(&run[0].rep);
+	report_free(&run[1].rep);
+	workload_free(&w);
+	return rc;
+}
