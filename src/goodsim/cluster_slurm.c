@@ -13,6 +13,7 @@
 
 #include "cluster_impl.h"
 
+#define PART_WEIGHT  100000.0	/* PriorityWeightPartition, one factor */
 #define AGE_WEIGHT   1000.0	/* PriorityWeightAge */
 #define MAX_AGE_MS   86400000.0 /* PriorityMaxAge=1-0 */
 #define RESORT_MS    3600000	/* ages move: the units' order again */
@@ -405,14 +406,16 @@ static bool cs_try_protected(struct csim *s, struct cs_pass *ps, int32_t ji)
 	return false;
 }
 
-/* A unit's priority now: age, less its nice. */
+/* A unit's priority now: the partition's factor and its age, less its
+ * nice; Slurm keeps a priority at 1 at least. */
 static double cs_unit_prio(const struct csim *s, const struct cl_job *j)
 {
-	double age = (double)(s->now - j->submit_ms);
+	double age = (double)(s->now - j->submit_ms), prio;
 
 	if (age > MAX_AGE_MS)
 		age = MAX_AGE_MS;
-	return AGE_WEIGHT * age / MAX_AGE_MS - (double)j->nice;
+	prio = PART_WEIGHT + AGE_WEIGHT * age / MAX_AGE_MS - (double)j->nice;
+	return prio < 1 ? 1 : prio;
 }
 
 static const struct csim *sort_sim; /* qsort's context, for one sort */
