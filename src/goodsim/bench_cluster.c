@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "bench_cluster.h"
@@ -25,6 +26,16 @@ static double bc_now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* The processor time used so far (user and system), seconds. */
+static double bc_cpu(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+	       (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
 }
 
 /* The workload: read from --workload, or generated; written to
@@ -66,7 +77,7 @@ static int bc_one(const struct bc_args *a, const struct workload *w,
 	struct cluster_params p = a->params;
 	struct cluster_result r;
 	elastic_error_t err;
-	double t0 = bc_now();
+	double t0 = bc_now(), c0 = bc_cpu();
 
 	p.elastic = elastic;
 	if (cluster_run(&p, w, &r, &err) < 0 ||
@@ -76,6 +87,7 @@ static int bc_one(const struct bc_args *a, const struct workload *w,
 		return -1;
 	}
 	run->wall_s = bc_now() - t0;
+	run->cpu_s = bc_cpu() - c0;
 	run->passes = r.passes;
 	run->sched_passes = r.sched_passes;
 	run->backfill_passes = r.backfill_passes;

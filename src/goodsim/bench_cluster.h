@@ -21,8 +21,8 @@ struct bc_args {
 	const char *in;	 /* --workload FILE: read, not generated */
 	const char *out; /* --write-workload FILE */
 	bool json, check;
-	int runs;	 /* BC_WITHOUT | BC_WITH */
-	double max_wall; /* --max-wall S: each run's wall time; 0: none */
+	int runs;	/* BC_WITHOUT | BC_WITH */
+	double max_cpu; /* --max-cpu S: each run's processor time; 0: none */
 };
 
 /* The command line into a: -1 to go on, else the exit status (usage or
@@ -33,7 +33,7 @@ int bc_args_parse(int argc, char **argv, struct bc_args *a);
 struct bc_run {
 	bool done;
 	struct cluster_report rep;
-	double wall_s;
+	double wall_s, cpu_s;
 	uint64_t passes, sched_passes, backfill_passes;
 };
 
@@ -45,7 +45,7 @@ unsigned bc_print_table(const struct bc_args *a, const struct bc_run *run);
 /* Each run done as one JSON object a line (without, then with), in the
  * report format the real-cluster replay shares. */
 void bc_print_json(const struct bc_run *run);
-/* The targets when both ran (and the wall time with --max-wall): the
+/* The targets when both ran (and the time with --max-cpu): the
  * number missed, printed unless quiet. */
 unsigned bc_print_targets(const struct bc_args *a, const struct bc_run *run,
 			  bool quiet);

@@ -19,7 +19,7 @@ static const char usage[] =
     "FILE]\n"
     "         [--grace S] [--leave S] [--pass-interval S] [--idle-pass S]\n"
     "         [--backfill-interval S] [--scale-delay S] [--unit-nice N]\n"
-    "         [--run with|without|both] [--json] [--check] [--max-wall "
+    "         [--run with|without|both] [--json] [--check] [--max-cpu "
     "S]\n";
 
 enum {
@@ -44,7 +44,7 @@ enum {
 	O_RUN,
 	O_JSON,
 	O_CHECK,
-	O_WALL,
+	O_CPU,
 };
 
 static const struct option longopts[] = {
@@ -69,7 +69,7 @@ static const struct option longopts[] = {
 	{ "run", required_argument, NULL, O_RUN },
 	{ "json", no_argument, NULL, O_JSON },
 	{ "check", no_argument, NULL, O_CHECK },
-	{ "max-wall", required_argument, NULL, O_WALL },
+	{ "max-cpu", required_argument, NULL, O_CPU },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -166,7 +166,7 @@ static void bc_fill_gen(struct bc_args *a)
 	if (given & (1u << O_GROUPS)) {
 		d.groups = g->groups;
 		d.equal_groups = g->groups * 3 / 4;
-		d.group_users = g->groups / 2 ? g->groups / 2 : 1;
+		d.group_users = g->groups / 4 ? g->groups / 4 : 1;
 	}
 #define BC_KEEP(opt, field)                                                    \
 	if (given & (1u << (opt)))                                             \
@@ -245,8 +245,8 @@ static int bc_option(struct bc_args *a, int c)
 		return 2;
 	if (c == O_NODES)
 		a->params.nodes = (unsigned)d;
-	else if (c == O_WALL)
-		a->max_wall = d;
+	else if (c == O_CPU)
+		a->max_cpu = d;
 	else if (!bc_set_gen(a, c, d))
 		bc_set_model(&a->params, c, d);
 	return 0;

@@ -21,7 +21,7 @@ void cluster_params_defaults(struct cluster_params *p, unsigned nodes)
 	p->elastic = true;
 	p->grace_s = 120;
 	p->leave_s = 10;
-	p->pass_ms = 30000;
+	p->pass_ms = 60000;
 	p->idle_pass_ms = 120000;
 	p->bf_interval_s = 30;
 	p->scale_delay_s = 10;

@@ -58,7 +58,7 @@ static void ce_wake(struct csim *s, int64_t t)
 	if (t < el->next_pass_ms)
 		el->next_pass_ms = t;
 	el->last_push_ms = t;
-	cs_event(s, t, CL_EV_PASS, -1);
+	cs_event(s, t, CL_EV_PASS, 0);
 }
 
 void ce_job_moved(struct csim *s, struct cl_job *j, bool started, bool ended)
@@ -326,7 +326,9 @@ int ce_pass(struct csim *s, const struct cl_ev *ev)
 	struct snapshot *snap;
 	int rc = -1;
 
-	if (ev->t <= el->last_pass_ms)
+	/* an idle pass (job 1) only if none ran since the one that asked */
+	if (ev->t <= el->last_pass_ms ||
+	    (ev->job == 1 && ev->t < el->last_pass_ms + s->p->idle_pass_ms))
 		return 0;
 	if (ev->t == el->next_pass_ms)
 		el->next_pass_ms = CL_FOREVER;
@@ -347,7 +349,8 @@ int ce_pass(struct csim *s, const struct cl_ev *ev)
 		if (ce_act(s, &el->actions.a[i]) < 0)
 			goto out;
 	ce_worlds(s);
-	ce_wake(s, s->now + s->p->idle_pass_ms);
+	if (cs_event(s, s->now + s->p->idle_pass_ms, CL_EV_PASS, 1) < 0)
+		goto out;
 	rc = 0;
 out:
 	snapshot_destroy(snap);

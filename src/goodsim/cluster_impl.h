@@ -56,7 +56,7 @@ struct cl_ev {
 	int64_t t;
 	uint64_t seq;
 	enum cl_event type;
-	int32_t job;
+	int32_t job; /* its job; CL_EV_PASS: 0 asked for, 1 idle */
 };
 
 /* The model of Slurm (cluster_slurm.c). */

@@ -437,11 +437,18 @@ static void cs_sort_units(struct csim *s)
 {
 	struct cslurm *sl = &s->sl;
 
+	struct cl_vec *q = &sl->pend[CL_TIER_UNIT];
+	size_t k = 0;
+
 	if (sl->units_sorted && s->now - sl->sorted_ms < RESORT_MS)
 		return;
+	/* those cancelled while pending leave first */
+	for (size_t i = 0; i < q->n; i++)
+		if (sl->job[q->v[i]].phase == PHASE_PENDING)
+			q->v[k++] = q->v[i];
+	q->n = k;
 	sort_sim = s;
-	qsort(sl->pend[CL_TIER_UNIT].v, sl->pend[CL_TIER_UNIT].n,
-	      sizeof(int32_t), cs_cmp_units);
+	qsort(q->v, q->n, sizeof(int32_t), cs_cmp_units);
 	sort_sim = NULL;
 	sl->units_sorted = true;
 	sl->sorted_ms = s->now;

@@ -115,7 +115,7 @@ void workload_gen_defaults(struct workload_gen *g, unsigned nodes)
 	g->equal_min = 2;
 	g->group_max = nodes / 8 > 64 ? 64 : nodes / 8 < 8 ? 8 : nodes / 8;
 	g->rigid_users = 100;
-	g->group_users = g->groups / 2 ? g->groups / 2 : 1;
+	g->group_users = g->groups / 4 ? g->groups / 4 : 1;
 	g->seed = 1;
 }
 

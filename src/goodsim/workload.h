@@ -59,7 +59,7 @@ void workload_free(struct workload *w);
  * preemptor jobs offer load of the nodes over hours (their node-seconds
  * against nodes * hours); groups elastic groups, in classes: the first
  * equal_groups alike (min equal_min, max group_max: Jain's index is taken
- * over them), the others of other sizes; users_per_class users own them
+ * over them), the others of other sizes; group_users users own them
  * in turn.
  */
 struct workload_gen {
@@ -72,8 +72,9 @@ struct workload_gen {
 	unsigned rigid_users, group_users;
 	uint64_t seed;
 };
-/* The defaults for a cluster of nodes: a week, load 0.8, a group per 125
- * nodes (at least 4), three in four of them equal. */
+/* The defaults for a cluster of nodes: a week, load 0.8, 2% preemptors, a
+ * group per 125 nodes (at least 4), three in four of them equal (min 2,
+ * max an eighth of the nodes, 8 to 64), a user per four groups. */
 void workload_gen_defaults(struct workload_gen *g, unsigned nodes);
 /* 0, or -1 with err naming the first parameter out of range. */
 int workload_gen_check(const struct workload_gen *g, elastic_error_t *err);

@@ -123,6 +123,7 @@ static struct cluster_report run(const char *text, unsigned nodes, bool elastic,
 
 	cluster_params_defaults(&p, nodes);
 	p.elastic = elastic;
+	p.pass_ms = 10000; /* small clusters: elasticd's rhythm matters */
 	assert_int_equal(workload_parse(text, "t", &w, &err), 0);
 	if (cluster_run(&p, &w, &r, &err) < 0)
 		fail_msg("cluster_run: %s", err.text);
