@@ -271,6 +271,11 @@ int rec_submit_unit(struct reconcile *r, struct group *g,
 		    enum unit_kind kind, unsigned size, unsigned after,
 		    uint32_t limit, bool spare, struct action_list *out);
 uint32_t rec_submitted_unit(const struct group *g, const struct expect *e);
+/* The user's pending units all used: this group's beyond its part
+ * (the bound per user shared by the user's running groups) released,
+ * the youngest first, so that the user's other groups may ask too.
+ * 0, or -1 out of memory. */
+int rec_trim_pending(struct reconcile *r, struct group *g, int64_t now);
 
 /* reconcile_share.c: Rebalance=yes: the unit this pass moves, if any
  * (r->shed_group, shed_job, shed_taker).  0, or -1 out of memory. */

@@ -742,7 +742,7 @@ int rec_step_running(struct reconcile *r, struct group *g,
 	for (size_t i = 0; i < x->nslots; i++)
 		r->slots[i].p_run = r->slots[i].p_pend = r->slots[i].od_run =
 		    r->slots[i].od_pend = -1;
-	if (run_candidates(x) < 0)
+	if (rec_trim_pending(r, g, now) < 0 || run_candidates(x) < 0)
 		return -1;
 	run_match(x);
 	spares_kept(x);

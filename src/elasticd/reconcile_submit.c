@@ -42,6 +42,66 @@ static unsigned *pending_units(struct reconcile *r, uid_t uid, unsigned *tmp)
 	return &r->pending[r->npending++].n;
 }
 
+/* Units of g pending now: in Slurm, and submitted but not seen yet. */
+static unsigned group_pending(const struct reconcile *r, const struct group *g)
+{
+	unsigned k = 0;
+
+	for (size_t i = 0; i < g->nunits; i++)
+		k += g->units[i]->phase == PHASE_PENDING &&
+		     !rec_released(g, g->units[i]->id);
+	for (size_t e = 0; e < g->nexpect; e++)
+		k += !g->expect[e].job ||
+		     !snapshot_find(r->snap, g->expect[e].job);
+	return k;
+}
+
+/* A group's part of its owner's pending units: the bound per user shared
+ * by the owner's running groups (at least one each), so that the groups a
+ * pass steps first do not take it all and leave the others none. */
+static unsigned group_pending_bound(const struct reconcile *r, uid_t uid)
+{
+	unsigned n = 0;
+
+	for (size_t bi = 0; bi < r->nbuckets; bi++)
+		for (const struct group *g = r->buckets[bi]; g; g = g->next)
+			n += g->uid == uid && g->pass == r->pass && g->base &&
+			     g->base->phase == PHASE_RUNNING;
+	return n > 1 && r->cfg.max_pending_user / n > 1
+		   ? r->cfg.max_pending_user / n
+	       : n > 1 ? 1
+		       : r->cfg.max_pending_user;
+}
+
+int rec_trim_pending(struct reconcile *r, struct group *g, int64_t now)
+{
+	unsigned tmp, part, have;
+
+	if (*pending_units(r, g->uid, &tmp) < r->cfg.max_pending_user)
+		return 0;
+	part = group_pending_bound(r, g->uid);
+	have = group_pending(r, g);
+	/* The youngest first: the last of the ladder, the highest nice. */
+	while (have > part) {
+		const struct job_view *y = NULL;
+
+		for (size_t i = 0; i < g->nunits; i++) {
+			const struct job_view *u = g->units[i];
+
+			if (u->phase == PHASE_PENDING &&
+			    !rec_released(g, u->id) && (!y || u->id > y->id))
+				y = u;
+		}
+		if (!y)
+			break;
+		if (rec_release_at(g, y->id, now) < 0)
+			return -1;
+		have--;
+		--*pending_units(r, g->uid, &tmp);
+	}
+	return 0;
+}
+
 /*
  * Within the bounds (reconcile_config): 0 if a unit may be submitted now,
  * 1 if it must wait for a later pass (noted once), -1 when out of memory.
@@ -61,6 +121,8 @@ static int submit_bound(struct reconcile *r, struct group *g,
 		r->capped = true;
 	} else if (*pending_units(r, g->uid, &tmp) >= r->cfg.max_pending_user)
 		what = "pending units per user";
+	else if (group_pending(r, g) >= group_pending_bound(r, g->uid))
+		what = "pending units per user, shared by the user's groups";
 	if (!what)
 		return 0;
 	if (rec_note_once(g, NOTE_SUBMIT_CAP, out,

@@ -140,12 +140,53 @@ static void rebalance_one_at_a_time(void **state)
 	sim_free(s);
 }
 
+/* Pending units of the group (its units' tag). */
+static unsigned pending_of(struct sim *s, uint32_t group)
+{
+	unsigned n = 0;
+
+	for (size_t i = 0; i < s->n; i++)
+		n += s->jobs[i].role == ROLE_UNIT &&
+		     s->jobs[i].phase == PHASE_PENDING &&
+		     s->jobs[i].unit.group == group;
+	return n;
+}
+
+/* Two groups of one user that want 59 units each, nothing idle: the
+ * user's bound on pending units (64) is theirs by halves, not all the
+ * first group's (the second would never grow), even when the first came
+ * alone and took it all. */
+static void user_bound_shared(void **state)
+{
+	struct sim *s = sim_start_step(1, 60, 1);
+	struct sjob *b2 = add_base(s, 1);
+	uint32_t g2 = b2->id;
+
+	(void)state;
+	b2->phase = PHASE_PENDING;
+	for (int i = 0; i < 10; i++) {
+		pass(s);
+		advance(s, 1000);
+	}
+	assert_int_equal(pending_of(s, BASE), 59);
+	b2->phase = PHASE_RUNNING;
+	b2->start = (time_t)(s->now / 1000);
+	for (int i = 0; i < 20; i++) {
+		pass(s);
+		advance(s, 1000);
+	}
+	assert_int_equal(pending_of(s, BASE), 32);
+	assert_int_equal(pending_of(s, g2), 32);
+	sim_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(equal_groups_level),
 		cmocka_unit_test(no_churn_by_default),
 		cmocka_unit_test(rebalance_one_at_a_time),
+		cmocka_unit_test(user_bound_shared),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
