@@ -53,13 +53,14 @@ use_stack "elastic_conf=$bad"
 out=$(timeout 60 srun -N1 -w n1 --elastic-min=1 --elastic-max=1 true 2>&1)
 like "a bad elastic.conf on the node: the elastic step fails, saying why" "$out" \
 	"elastic: this elastic step cannot run here: .*MaxNodes"
-like "... and the node stays in service" "$(sinfo -h -N -n n1 -o %t | head -n1)" '^(idle|mix|alloc)$'
+like "... and the node stays in service" "$(sinfo -h -N -n n1 -o %t | head -n1)" '^(idle|mix|alloc|plnd)$'
 ok "... where a step of another job runs" timeout 60 srun -N1 -w n1 true
 # A batch job: its script fails as the step did (Slurm drains the node
 # of a batch step whose plugins failed).
 j=$(sbatch --parsable -N1 -w n1 --elastic-min=1 --elastic-max=1 -o /dev/null --wrap true)
 ok "... an elastic batch job there ends FAILED" wait_until 30 eval '[ "$(job_field "$j" JobState)" = FAILED ]'
-like "... and the node stays in service" "$(sinfo -h -N -n n1 -o %t | head -n1)" '^(idle|mix|alloc)$'
+# plnd (PLANNED, from 23.02): backfill holds it for a pending job, in service.
+like "... and the node stays in service" "$(sinfo -h -N -n n1 -o %t | head -n1)" '^(idle|mix|alloc|plnd)$'
 use_stack "elastic_conf=$bad on_error=drain"
 j=$(sbatch --parsable -N1 -w n1 --elastic-min=1 --elastic-max=1 -o /dev/null --wrap true)
 ok "on_error=drain: Slurm drains the node instead" wait_until 30 bash -c "sinfo -h -N -n n1 -o %t | grep -q '^drain'"
