@@ -10,11 +10,13 @@ report against the cluster simulator's (bench_cluster) on the same file.
       (groups' labels onto elastic-alice, -bob, -carol in turn, in the
       order they first appear; rigid jobs and preemptors: elastic-dave)
   replay_report.py report --workload W --jobs JOBS --sacct SACCT --nodes N
+                          [--events EVENTS]
       the report JSON of a replay: JOBS has "INDEX JOBID" a line (the
       workload's job INDEX became Slurm job JOBID), SACCT is
       `sacct -a -X -D -P -n -o JobIDRaw,NNodes,Submit,Start,End,State,
       AdminComment` with SLURM_TIME_FORMAT=%s (every run of every job,
-      the units elasticd submitted with them)
+      the units elasticd submitted with them), EVENTS the groups'
+      timelines from elasticd (replay_events.py)
   replay_report.py compare REPLAY SIM [--tolerance PCT] [--floor-s S]
       both reports side by side; exit 1 unless they agree (see agree())
 
@@ -23,8 +25,10 @@ The report (one JSON object), as bench_cluster prints it: nodes, span_s
 nodes x span), rigid {n, wait_p50_s, wait_p95_s, completion_mean_s,
 completion_p95_s} over the rigid jobs (wait: submit to start; completion:
 submit to end), groups [{user, min, max, node_seconds, share}] in the
-workload's order (node_seconds: the base's and the units'; share: the
-group's unit node-seconds over all groups'), jain (Jain's index over the
+workload's order (node_seconds: the group's world, elasticd's world_nodes
+over time from its events to the base's end, as the simulator counts it;
+without events what the base and units held; share: the group's unit
+node-seconds held over all groups'), jain (Jain's index over the
 node_seconds of the largest set of groups with equal min and max),
 unit_starts_per_h (unit runs that started), unit_preemptions_per_h (unit
 runs Slurm preempted: ended PREEMPTED or REQUEUED, or cancelled by
@@ -32,6 +36,7 @@ elasticd while their base ran on, see preempted()).  Percentiles are
 nearest-rank.
 """
 import argparse
+import datetime
 import json
 import math
 import re
@@ -198,15 +203,39 @@ def rigid_part(jobs, runs_of):
                 completion_p95_s=nearest_rank(comps, 95))
 
 
-def group_part(jobs, runs_of, units):
+def event_time(text):
+    """An event's RFC 3339 time (elasticd-api(7)) in seconds."""
+    return datetime.datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+
+
+def world_node_seconds(events, end):
+    """The group's world over time, as elasticd formed it: each event's
+    world_nodes from its time to the next event's, up to its base's end."""
+    pts = sorted((event_time(e["time"]), e.get("world_nodes") or 0) for e in events if e.get("time"))
+    total = 0.0
+    for i, (t, w) in enumerate(pts):
+        nxt = min(pts[i + 1][0] if i + 1 < len(pts) else end, end)
+        total += w * max(0.0, nxt - t)
+    return total
+
+
+def group_part(jobs, runs_of, units, timelines):
+    """Each group's node_seconds: its world's (elasticd's timeline) when
+    there is one, else what its base and units held."""
     groups = []
     for j in jobs:
         if j["kind"] != "elastic":
             continue
-        base = sum(held(r) for r in runs_of.get(j.get("job_id"), []))
+        base_runs = runs_of.get(j.get("job_id"), [])
+        base = sum(held(r) for r in base_runs)
         mine = sum(held(r) for r in units if r["group"] == j.get("job_id"))
+        events = timelines.get(str(j.get("job_id")))
+        if events:
+            ns = world_node_seconds(events, max((r["end"] or 0) for r in base_runs))
+        else:
+            ns = base + mine
         groups.append(dict(user=j["user"], min=j["nodes"], max=j["max"],
-                           node_seconds=round(base + mine, 1), unit_node_seconds=mine))
+                           node_seconds=round(ns, 1), unit_node_seconds=mine))
     total = sum(g["unit_node_seconds"] for g in groups)
     for g in groups:
         g["share"] = round(g.pop("unit_node_seconds") / total, 4) if total else 0.0
@@ -221,9 +250,10 @@ def preempted(unit, base_end):
             and base_end is not None and unit["end"] < base_end - CANCEL_SLACK_S)
 
 
-def make_report(jobs, runs, nodes):
+def make_report(jobs, runs, nodes, timelines=None):
     """The report of a replay: jobs from read_workload with job_id set
-    (the Slurm job each became), runs from read_sacct."""
+    (the Slurm job each became), runs from read_sacct, timelines the
+    groups' events by base job id (replay_events.py)."""
     ours = {j["job_id"] for j in jobs if j.get("job_id")}
     units = [r for r in runs if r["group"] in ours]
     runs_of = {}
@@ -237,7 +267,7 @@ def make_report(jobs, runs, nodes):
         raise ValueError("no job of the workload ran")
     span = max(ends) - min(submits)
     hours = span / 3600.0 if span > 0 else 1.0
-    groups = group_part(jobs, runs_of, units)
+    groups = group_part(jobs, runs_of, units, timelines or {})
     base_end = {g: max((r["end"] or 0) for r in rs) for g, rs in runs_of.items()}
     return dict(
         nodes=nodes, span_s=round(span, 1),
@@ -256,7 +286,11 @@ def cmd_report(args):
         ids = dict(tuple(map(int, ln.split()[:2])) for ln in f if ln.strip())
     for j in jobs:
         j["job_id"] = ids.get(j["index"])
-    json.dump(make_report(jobs, read_sacct(args.sacct), args.nodes), sys.stdout)
+    timelines = {}
+    if args.events:
+        with open(args.events) as f:
+            timelines = json.load(f)
+    json.dump(make_report(jobs, read_sacct(args.sacct), args.nodes, timelines), sys.stdout)
     print()
     return 0
 
@@ -328,6 +362,7 @@ def main(argv):
     p.add_argument("--jobs", required=True)
     p.add_argument("--sacct", required=True)
     p.add_argument("--nodes", type=int, required=True)
+    p.add_argument("--events")
     p = sub.add_parser("compare")
     p.add_argument("replay")
     p.add_argument("sim")

@@ -5,6 +5,7 @@ completions, groups' node-seconds and shares, Jain's index, unit starts
 and preemptions an hour) computed as stated, and the comparison's
 allowances.  No cluster needed (make check)."""
 
+import datetime
 import json
 import os
 import subprocess
@@ -111,6 +112,21 @@ def main():
                       and close(rep["unit_preemptions_per_h"], round(3 / (250 / 3600.0), 1)),
                       "unit runs started an hour; preempted: PREEMPTED, REQUEUED, cancelled before the base's "
                       "end (not at it)")
+        # group a's world from elasticd's timeline: 1 node at 1 s, 4 at
+        # 11 s, 3 at 101 s; the base ends at 201 s
+        iso = lambda v: datetime.datetime.fromtimestamp(T0 + v, datetime.timezone.utc).strftime(
+            "%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+        with open(os.path.join(d, "events"), "w") as f:
+            json.dump({"2": [{"time": iso(11.5), "cause": "grow", "generation": 2, "world_nodes": 4},
+                             {"time": iso(1), "cause": "start", "generation": 1, "world_nodes": 1},
+                             {"time": iso(101), "cause": "preempt", "generation": 3, "world_nodes": 3},
+                             {"time": iso(201), "cause": "end", "generation": 3, "world_nodes": 0}]}, f)
+        r2 = run(["report", "--workload", wl, "--jobs", os.path.join(d, "jobs"), "--events",
+                  os.path.join(d, "events"), "--sacct", os.path.join(d, "sacct"), "--nodes", "16"])
+        g2 = json.loads(r2.stdout)["groups"] if r2.returncode == 0 else r2.stderr
+        good &= check(r2.returncode == 0 and g2[0]["node_seconds"] == 10.5 + 4 * 89.5 + 300
+                      and g2[1]["node_seconds"] == 504 and close(g2[0]["share"], gs[0]["share"]),
+                      "with elasticd's events a group's node-seconds are its world's (%s)" % g2)
         sim = json.loads(r.stdout)
         sim["utilization"] *= 1.05
         sim["rigid"]["wait_p95_s"] = 85  # 5 s off: within the 10 s floor
