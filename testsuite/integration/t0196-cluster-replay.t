@@ -17,7 +17,8 @@ RDIR=$MC_DIR-replay
 RPORT=$((MC_PORT_BASE + 100))
 BENCH=$ELASTIC_SRCDIR/testsuite/bench/bench_cluster_replay
 WORKLOAD=$ELASTIC_SRCDIR/testsuite/bench/workloads/short.txt
-SIM=$ELASTIC_BUILDDIR/src/goodsim/bench_cluster
+# TEST_BENCH_CLUSTER: another simulator to hold the replay to.
+SIM=${TEST_BENCH_CLUSTER:-$ELASTIC_BUILDDIR/src/goodsim/bench_cluster}
 [ -x "$SIM" ] || bail "not built: $SIM (run make in $ELASTIC_BUILDDIR)"
 # The replay stops the cluster it starts; this stops it if the replay
 # could not.
