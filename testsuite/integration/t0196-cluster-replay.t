@@ -41,7 +41,7 @@ ok "the simulator ran on the same workload and cluster" test -s "${run}sim.json"
 ok "the replay agrees with the simulator within 10% (or the floors)" test "$rc" = 0
 is "... on every row compared" "$(grep -c DISAGREE "${run}compare" 2>/dev/null)" 0
 diag "figure: cluster replay: $(grep -E '^(utilization|rigid\.wait_p95_s|rigid\.completion_mean_s) ' "${run}compare" 2>/dev/null |
-	awk '{ printf "%s%s replay %s sim %s", NR > 1 ? "; " : "", $1, $2, $3 }')"
-diag "figure: cluster replay: groups' shares replay $(rep replay.json '" ".join("%.2f" % g["share"] for g in d["groups"])')" \
-	"sim $(rep sim.json '" ".join("%.2f" % g["share"] for g in d["groups"])'); jain replay $(rep replay.json 'd["jain"]') sim $(rep sim.json 'd["jain"]')"
+	awk '{ printf "%s%s replay %s sim %s", (NR > 1 ? "; " : ""), $1, $2, $3 }')"
+diag "figure: cluster replay: groups' shares replay $(rep replay.json '" ".join("%.2f" % g["share"] for g in d["groups"])')\
+ sim $(rep sim.json '" ".join("%.2f" % g["share"] for g in d["groups"])'); jain replay $(rep replay.json 'd["jain"]') sim $(rep sim.json 'd["jain"]')"
 done_testing
