@@ -61,7 +61,9 @@ write_cgroup_conf() {
 
 write_configs() {
 	local host plugindir site_lines ec nodes_hi ctl_addr node_lines n elasticd_addr
-	local slurmd_timeout=30 dbd_host=localhost priority
+	local slurmd_timeout=30 dbd_host=localhost priority tier_base=1 tier_high=10
+	# MC_TIERS=site: the tiers of etc/slurm.conf.example.
+	[[ ${MC_TIERS:-test} != site ]] || tier_base=10 tier_high=100
 	host=$(hostname -s)
 	nodes_hi=$((PORT_SLURMD + MC_NODES - 1))
 	# Where the controller and the nodes are: this machine's loopback under
@@ -214,11 +216,11 @@ FirstJobId=1
 # From etc/slurm.conf.example:
 $site_lines
 $node_lines
-PartitionName=base Nodes=$MC_PART_BASE Default=YES PriorityTier=1 PreemptMode=OFF OverSubscribe=$MC_OVERSUBSCRIBE
+PartitionName=base Nodes=$MC_PART_BASE Default=YES PriorityTier=$tier_base PreemptMode=OFF OverSubscribe=$MC_OVERSUBSCRIBE
 PartitionName=preempt Nodes=$MC_PART_PREEMPT PriorityTier=1 PreemptMode=REQUEUE GraceTime=10 OverSubscribe=$MC_OVERSUBSCRIBE
 PartitionName=spare Nodes=$MC_PART_PREEMPT PriorityTier=0 PreemptMode=REQUEUE GraceTime=10 OverSubscribe=$MC_OVERSUBSCRIBE
-PartitionName=ondemand Nodes=$MC_PART_ONDEMAND PriorityTier=1 PreemptMode=OFF OverSubscribe=$MC_OVERSUBSCRIBE
-PartitionName=high Nodes=$MC_PART_HIGH PriorityTier=10 PreemptMode=OFF OverSubscribe=$MC_OVERSUBSCRIBE
+PartitionName=ondemand Nodes=$MC_PART_ONDEMAND PriorityTier=$tier_base PreemptMode=OFF OverSubscribe=$MC_OVERSUBSCRIBE
+PartitionName=high Nodes=$MC_PART_HIGH PriorityTier=$tier_high PreemptMode=OFF OverSubscribe=$MC_OVERSUBSCRIBE
 EOF
 	chmod 644 "$CONF"
 	write_cgroup_conf
