@@ -29,7 +29,7 @@
 
 #include "common/options.h"
 #include "common/policy.h"
-#include "reconcile.h"
+#include "elasticd/reconcile.h"
 
 #define RUNS 7
 
