@@ -291,8 +291,9 @@ static void cs_preempt(struct csim *s, int32_t ji)
 	ce_job_moved(s, j, false, false);
 }
 
-/* Preempt units for n nodes: the highest nice first, then the
- * youngest (Slurm's lowest priority first). */
+/* Preempt units for n nodes in the order Slurm's partition_prio takes
+ * them within a tier, as the real cluster shows (t0196): the fewest nodes
+ * first, then the oldest job; a unit's nice plays no part. */
 static void cs_preempt_for(struct csim *s, uint32_t n)
 {
 	struct cslurm *sl = &s->sl;
@@ -306,8 +307,8 @@ static void cs_preempt_for(struct csim *s, uint32_t n)
 			const struct cl_job *b =
 			    &sl->job[sl->run_units.v[best]];
 
-			if (a->nice > b->nice ||
-			    (a->nice == b->nice && a->start_ms > b->start_ms))
+			if (a->nnodes < b->nnodes ||
+			    (a->nnodes == b->nnodes && a->id < b->id))
 				best = i;
 		}
 		ji = sl->run_units.v[best];
