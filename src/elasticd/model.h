@@ -68,6 +68,9 @@ struct job_view {
 	 * node's return and met the old job there). */
 	bool launch_held;
 	uint32_t restarts; /* Slurm's requeue count */
+	/* Slurm's nice value (0 when none or below 0): a pending unit's
+	 * tells the group's rank it was asked for at (share.h). */
+	uint32_t nice;
 	uint32_t nnodes;   /* held (running) or asked for (pending) */
 	const char *nodes; /* Slurm node list; "" unless running */
 	uid_t uid;

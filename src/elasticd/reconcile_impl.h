@@ -281,6 +281,14 @@ int rec_trim_pending(struct reconcile *r, struct group *g, int64_t now);
  * (r->shed_group, shed_job, shed_taker).  0, or -1 out of memory. */
 int rec_plan_rebalance(struct reconcile *r, const struct elastic_policy *p,
 		       int64_t now);
+/* A pending unit matched to a slot below the one it was asked for (the
+ * group lost members since) waits behind the other groups' units with
+ * the nice of a larger size: it is let go, and the slot asked for again
+ * at its rank (the r->slots of the pass, from a base of b nodes, their
+ * p_pend cleared).  0, or -1 out of memory. */
+int rec_rerank_pending(struct reconcile *r, struct group *g,
+		       const struct elastic_policy *p, unsigned b,
+		       size_t nslots, int64_t now);
 
 int rec_step_running(struct reconcile *r, struct group *g,
 		     const struct elastic_policy *p, int64_t now, bool adopt,

@@ -751,7 +751,9 @@ int rec_step_running(struct reconcile *r, struct group *g,
 	run_losses(x);
 	if (run_can_submit(x) < 0)
 		return -1;
-	if (x->can_submit && run_submit_preemptible(x) < 0)
+	if (x->can_submit &&
+	    (rec_rerank_pending(r, g, p, x->b, x->nslots, now) < 0 ||
+	     run_submit_preemptible(x) < 0))
 		return -1;
 	if (run_submit_ondemand(x) < 0)
 		return -1;

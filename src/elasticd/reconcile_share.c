@@ -1,5 +1,6 @@
-/* Rebalance=yes (reconcile_impl.h, share.h): the groups as rebalancing
- * weighs them, and the unit this pass moves.  Pure. */
+/* Sharing in the pass (reconcile_impl.h, share.h): Rebalance=yes's
+ * choice of the unit this pass moves, and pending units asked for again
+ * at the rank their slot has now.  Pure. */
 #include "config.h"
 
 #include "reconcile_impl.h"
@@ -76,5 +77,32 @@ int rec_plan_rebalance(struct reconcile *r, const struct elastic_policy *p,
 	r->shed_group = r->shares[from].id;
 	r->shed_job = r->shed_jobs[from];
 	r->shed_taker = r->shares[to].id;
+	return 0;
+}
+
+int rec_rerank_pending(struct reconcile *r, struct group *g,
+		       const struct elastic_policy *p, unsigned b,
+		       size_t nslots, int64_t now)
+{
+	unsigned after = b;
+
+	if (!p->share_nice_step)
+		return 0;
+	for (size_t i = 0; i < nslots; i++) {
+		struct slot *s = &r->slots[i];
+		const struct cand *c;
+
+		after += s->size;
+		if (s->p_pend < 0)
+			continue;
+		c = &r->cands[s->p_pend];
+		if (!c->j || c->running ||
+		    c->j->nice <=
+			share_nice(p, g->base->opts->min, after, g->weight))
+			continue;
+		if (rec_release_at(g, c->job, now) < 0)
+			return -1;
+		s->p_pend = -1;
+	}
 	return 0;
 }

@@ -133,6 +133,7 @@ static int add_job(struct slurmio *io, struct snapshot *s,
 	model_job_state(ji->job_state, ji->preempt_time, &j.phase, &j.end,
 			&j.preempted);
 	j.restarts = ji->restart_cnt;
+	j.nice = ji->nice > NICE_OFFSET ? ji->nice - NICE_OFFSET : 0;
 	j.launch_held = j.phase == PHASE_PENDING && ji->priority == 0 &&
 			ji->state_desc &&
 			!strcmp(ji->state_desc, LAUNCH_HELD_DESC);

@@ -222,6 +222,7 @@ static void ce_view(const struct cl_group *g, const struct cl_job *j,
 	v->preempted = j->preempted;
 	v->steps_gone = j->steps_gone;
 	v->nnodes = j->nnodes;
+	v->nice = j->nice;
 	v->nodes = NULL; /* "" in the snapshot */
 	v->uid = g->uid;
 	v->gid = 1000;

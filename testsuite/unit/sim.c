@@ -152,6 +152,7 @@ static struct snapshot *snap_of(struct sim *s)
 		j.steps_gone = t->steps_gone;
 		j.launch_held = t->launch_held;
 		j.restarts = t->restarts;
+		j.nice = t->nice;
 		j.nnodes = t->nnodes;
 		snprintf(nodes, sizeof(nodes), "n[%u-%u]", t->id,
 			 t->id + t->nnodes - 1);

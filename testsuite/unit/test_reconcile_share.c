@@ -130,9 +130,12 @@ static void rebalance_one_at_a_time(void **state)
 			last = s->now;
 			moves++;
 		}
-		/* the node it gave goes to the group below its share */
+		/* the node it gave goes to the group below its share (a
+		 * pending unit cancelled frees none) */
 		for (size_t k = 0; k < s->cancels; k++)
-			start_by_priority(s, job(s, s->cancelled[k])->nnodes);
+			if (job(s, s->cancelled[k])->start)
+				start_by_priority(
+				    s, job(s, s->cancelled[k])->nnodes);
 	}
 	assert_int_equal(moves, 2);
 	assert_int_equal(world_of(s, BASE), 3);
@@ -180,6 +183,52 @@ static void user_bound_shared(void **state)
 	sim_free(s);
 }
 
+/* The lowest nice of the group's pending units not being let go. */
+static unsigned lowest_pending_nice(struct sim *s)
+{
+	unsigned low = 0;
+
+	for (size_t i = 0; i < s->n; i++) {
+		const struct sjob *j = &s->jobs[i];
+
+		if (j->role == ROLE_UNIT && j->phase == PHASE_PENDING &&
+		    (!low || j->nice < low))
+			low = j->nice;
+	}
+	return low;
+}
+
+/* A group that lost its oldest units to a preemption: its pending units,
+ * asked for at sizes 5 to 7, now fill the slots of sizes 3 to 5 and would
+ * wait behind every other group's units of sizes 3 and 4; they are let go
+ * and the slots asked for again at their rank. */
+static void pending_reranked(void **state)
+{
+	struct sim *s = sim_start_step(1, 7, 1);
+	uint32_t ids[8];
+
+	(void)state;
+	pass(s);
+	assert_int_equal(start_by_priority(s, 3), 3);
+	advance(s, 11000);
+	pass(s);
+	assert_int_equal(world_of(s, BASE), 4);
+	assert_int_equal(lowest_pending_nice(s), 10501);
+	assert_int_equal(units(s, PHASE_RUNNING, ANY, ids, N(ids)), 3);
+	preempt(s, ids[0]);
+	preempt(s, ids[1]);
+	pass(s);
+	end_job(s, ids[0], END_PREEMPTED);
+	end_job(s, ids[1], END_PREEMPTED);
+	for (int i = 0; i < 5; i++) {
+		advance(s, 1000);
+		pass(s);
+	}
+	assert_int_equal(world_of(s, BASE), 2);
+	assert_int_equal(lowest_pending_nice(s), 10301);
+	sim_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -187,6 +236,7 @@ int main(void)
 		cmocka_unit_test(no_churn_by_default),
 		cmocka_unit_test(rebalance_one_at_a_time),
 		cmocka_unit_test(user_bound_shared),
+		cmocka_unit_test(pending_reranked),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
