@@ -26,12 +26,12 @@ static char *dup_or_null(const char *s)
 	return s && *s ? strdup(s) : NULL;
 }
 
-static int view_group(const struct reconcile *r, const struct group *g,
-		      struct group_info *gi, struct elasticd_view *v,
-		      int64_t now)
+/* The group's own fields: who, its bounds, its world, its launcher's last
+ * report, its share (a name that cannot be copied stays NULL: unknown,
+ * as before). */
+static void view_fields(const struct group *g, struct group_info *gi,
+			int64_t now)
 {
-	size_t nm = 0;
-
 	gi->base_job_id = g->id;
 	gi->user_id = g->uid;
 	gi->user = dup_or_null(g->user);
@@ -49,6 +49,15 @@ static int view_group(const struct reconcile *r, const struct group *g,
 	gi->growth_wait_ms = g->grow_since ? now - g->grow_since : -1;
 	gi->held =
 	    g->base && g->base->phase == PHASE_RUNNING ? g->held : HELD_NONE;
+}
+
+static int view_group(const struct reconcile *r, const struct group *g,
+		      struct group_info *gi, struct elasticd_view *v,
+		      int64_t now)
+{
+	size_t nm = 0;
+
+	view_fields(g, gi, now);
 	if (g->base && g->base->phase == PHASE_RUNNING && g->base->nodes[0]) {
 		gi->master_addr = nodelist_first_host(g->base->nodes);
 		if (!gi->master_addr)
