@@ -6,6 +6,7 @@
  *
  *   elasticctl [--server=HOST:PORT] [--munge-socket=PATH] [--json]
  *              status [JOB] | events JOB | raise JOB
+ *   elasticctl [OPTIONS] [--json] [--png=FILE] [--svg=FILE] report JOB
  *   elasticctl [--json] [--dir=PATH] checkpoints JOB[@STEP]|PATH[@STEP]
  *   elasticctl [OPTIONS] [--node=NODE | --local] check
  *
@@ -34,6 +35,7 @@ static void ctl_usage(FILE *f)
 	    "usage: " PROG " [OPTIONS] status [JOB]\n"
 	    "       " PROG " [OPTIONS] events JOB\n"
 	    "       " PROG " [OPTIONS] raise JOB\n"
+	    "       " PROG " [OPTIONS] [--png=FILE] [--svg=FILE] report JOB\n"
 	    "       " PROG " [--json] [--dir=PATH] checkpoints "
 	    "JOB[@STEP]|PATH[@STEP]\n"
 	    "       " PROG " [OPTIONS] [--node=NODE | --local] check\n"
@@ -45,6 +47,9 @@ static void ctl_usage(FILE *f)
 	    "why\n"
 	    "raise   ask elasticd to raise the group's elastic event: its\n"
 	    "        ranks checkpoint and restart\n"
+	    "report  a job's accounting: its node-hours held, trained and\n"
+	    "        lost by cause, goodput and ETTR, its resizes; with\n"
+	    "        --png or --svg, its picture (gnuplot)\n"
 	    "checkpoints  a job's checkpoints and their evaluations (read\n"
 	    "        locally, as you); with @STEP, only that checkpoint's "
 	    "path\n"
@@ -68,6 +73,8 @@ static void ctl_usage(FILE *f)
 	    "  -l, --local                check: this host's checks only\n"
 	    "  -j, --json                 print elasticd's JSON as is (check:\n"
 	    "                             the findings as JSON)\n"
+	    "      --png=FILE, --svg=FILE report: draw the job's world size,\n"
+	    "                             held nodes, step rate and events\n"
 	    "  -h, --help                 this help\n"
 	    "  -V, --version              the version\n");
 }
@@ -75,8 +82,8 @@ static void ctl_usage(FILE *f)
 static void ctl_usage_hint(void)
 {
 	fprintf(stderr, "usage: " PROG " [OPTIONS] status [JOB] | events JOB | "
-			"raise JOB | checkpoints JOB[@STEP] | check (" PROG
-			" --help for more)\n");
+			"raise JOB | report JOB | checkpoints JOB[@STEP] | "
+			"check (" PROG " --help for more)\n");
 }
 
 static int run(const struct ctl *c, enum command cmd, uint32_t job)
@@ -149,8 +156,12 @@ static int parse_job(const char *s, uint32_t *job)
 /* The options given: NULL where not (--json is c->json). */
 struct opts {
 	const char *server, *munge, *dir, *node;
+	const char *png, *svg, *from_file; /* report's */
 	bool local;
 };
+
+/* report's options without a short form. */
+enum { OPT_PNG = 256, OPT_SVG, OPT_FROM_FILE };
 
 /* getopt's optarg as option name's value, not empty and at most max
  * characters (what: what it must be): 0, or -1 having said why. */
@@ -175,6 +186,9 @@ static int read_options(int argc, char **argv, struct opts *o, struct ctl *c)
 		{ "dir", required_argument, NULL, 'd' },
 		{ "node", required_argument, NULL, 'n' },
 		{ "local", no_argument, NULL, 'l' },
+		{ "png", required_argument, NULL, OPT_PNG },
+		{ "svg", required_argument, NULL, OPT_SVG },
+		{ "from-file", required_argument, NULL, OPT_FROM_FILE },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -208,6 +222,18 @@ static int read_options(int argc, char **argv, struct opts *o, struct ctl *c)
 		case 'l':
 			o->local = true;
 			break;
+		case OPT_PNG:
+		case OPT_SVG:
+		case OPT_FROM_FILE:
+			if (option_value(ch == OPT_PNG	 ? "png"
+					 : ch == OPT_SVG ? "svg"
+							 : "from-file",
+					 "a path", POLICY_PATH_MAX,
+					 ch == OPT_PNG	 ? &o->png
+					 : ch == OPT_SVG ? &o->svg
+							 : &o->from_file))
+				return EXIT_USAGE;
+			break;
 		case 'h':
 			ctl_usage(stdout);
 			return EXIT_OK;
@@ -238,7 +264,7 @@ static int choose_command(const char *name, int nargs, enum command *cmd)
 		    strcmp(name, "raise"))
 			elog_error(
 			    "%s: no such command (status, events, raise, "
-			    "checkpoints, check)",
+			    "report, checkpoints, check)",
 			    name);
 		else
 			elog_error("%s: %s", name,
@@ -270,6 +296,38 @@ static int run_check(const struct opts *o, const struct ctl *c, int nargs)
 	return ctl_check(&co);
 }
 
+/* The report command: elasticd is asked unless --from-file. */
+static int run_report(const struct opts *o, struct ctl *c, int nargs,
+		      char **args)
+{
+	struct report_opts ro = { .from_file = o->from_file,
+				  .png = o->png,
+				  .svg = o->svg,
+				  .json = c->json };
+	int rc;
+
+	if (nargs > 1 || (!nargs && !o->from_file)) {
+		elog_error("report: %s",
+			   nargs ? "too many arguments" : "which job?");
+		ctl_usage_hint();
+		return EXIT_USAGE;
+	}
+	if (nargs && parse_job(args[0], &ro.job))
+		return EXIT_USAGE;
+	if (o->from_file)
+		return ctl_report(c, &ro);
+	rc = ctl_configure(c, o->server, o->munge);
+	if (rc)
+		return rc;
+	if (curl_global_init(CURL_GLOBAL_DEFAULT)) {
+		elog_error("cannot initialise libcurl");
+		return EXIT_FAIL;
+	}
+	rc = ctl_report(c, &ro);
+	curl_global_cleanup();
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o = { 0 };
@@ -295,8 +353,17 @@ int main(int argc, char **argv)
 		ctl_usage_hint();
 		return EXIT_USAGE;
 	}
+	if (strcmp(name, "report") && (o.png || o.svg || o.from_file)) {
+		elog_error("%s: --png, --svg and --from-file are options of "
+			   "report",
+			   name);
+		ctl_usage_hint();
+		return EXIT_USAGE;
+	}
 	if (!strcmp(name, "check"))
 		return run_check(&o, &c, nargs);
+	if (!strcmp(name, "report"))
+		return run_report(&o, &c, nargs, argv + optind);
 	if (!strcmp(name, "checkpoints")) {
 		if (nargs != 1) {
 			elog_error("%s: %s", name,

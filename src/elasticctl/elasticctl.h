@@ -6,7 +6,8 @@
  * and its run), client.c (which elasticd, the request and what its status
  * says), render.c (groups and events as text; the tables),
  * checkpoints.c (the checkpoints command), check_*.c (the check command:
- * check.h, check_io.h).  Private to the program.
+ * check.h, check_io.h), report.c (the report command: acct.h, its pure
+ * parts; gnuplot.h).  Private to the program.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -67,6 +68,15 @@ struct table {
 void ctl_table_add(struct table *t, ...);
 void ctl_table_print(struct table *t, const char *indent);
 void ctl_render(enum command cmd, uint32_t job, json_object *d);
+
+/* report.c: the report command */
+struct report_opts {
+	uint32_t job;	       /* 0: any (with from_file only) */
+	const char *from_file; /* --from-file: a saved document; NULL */
+	const char *png, *svg; /* --png, --svg: the picture's files; NULL */
+	bool json;	       /* --json: the document as it came */
+};
+int ctl_report(const struct ctl *c, const struct report_opts *o);
 
 /* checkpoints.c */
 int ctl_checkpoints(const char *arg, const char *opt_dir, bool json);
