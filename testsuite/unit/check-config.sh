@@ -16,20 +16,8 @@ unset JOURNAL_STREAM
 n=0
 
 echo "1..8"
-# ok_if DESCRIPTION CONDITION...: one TAP line, and the output on failure.
-ok_if() {
-	what=$1
-	shift
-	n=$((n + 1))
-	if "$@"; then
-		echo "ok $n - $what"
-	else
-		echo "not ok $n - $what"
-		sed 's/^/# stdout: /' "$dir/out"
-		sed 's/^/# stderr: /' "$dir/err"
-		echo "# status: $rc"
-	fi
-}
+# shellcheck source=testsuite/unit/tap-lib.sh
+. "${srcdir:-.}/tap-lib.sh"
 # check FILE ARGS...: elasticd --check-config -f FILE, into out, err, rc.
 check() {
 	f=$1
