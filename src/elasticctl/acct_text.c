@@ -132,8 +132,8 @@ static void acct_text_head(struct textbuf *b, const struct acct *a)
 		       acct_text_duration(d1, sizeof(d1), a->wall_s),
 		       acct_text_duration(d2, sizeof(d2), a->train_wall_s));
 	textbuf_printf(b,
-		       "goodput %.3f (node-seconds training / held), "
-		       "ETTR %.3f (time training / time held)\n",
+		       "goodput %.3f (node-time trained / held), "
+		       "ETTR %.3f (time trained / held)\n",
 		       a->goodput, a->ettr);
 }
 
@@ -152,7 +152,7 @@ static void acct_text_causes(struct textbuf *b, const struct acct *a)
 	double lost = acct_lost_s(a), off;
 	char name[40];
 
-	textbuf_printf(b, "\n%-18s %10s %7s\n", "node-hours", "", "share");
+	textbuf_printf(b, "\n%-18s %10s %7s\n", "", "node-hours", "share");
 	acct_text_cause_row(b, "held", a->held_s, a->held_s);
 	acct_text_cause_row(b, "training", a->cause_s[ACCT_TRAINING],
 			    a->held_s);
@@ -166,9 +166,8 @@ static void acct_text_causes(struct textbuf *b, const struct acct *a)
 	if (acct_adds_up(a, &off))
 		textbuf_printf(b,
 			       "held = training + lost: %.1f = %.1f + %.1f "
-			       "node-seconds: adds up (within %g)\n",
-			       a->held_s, a->cause_s[ACCT_TRAINING], lost,
-			       ACCT_SLACK_S);
+			       "node-seconds: adds up\n",
+			       a->held_s, a->cause_s[ACCT_TRAINING], lost);
 	else
 		textbuf_printf(b,
 			       "held = training + lost: %.1f != %.1f + %.1f "

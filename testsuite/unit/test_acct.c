@@ -65,8 +65,9 @@ static void story_text(void **state)
 		"started 2025-12-01 23:00:00 UTC, ended 2025-12-01 23:30:00 "
 		"UTC\n",
 		"held 30m00s, of it training 27m18s\n",
-		"goodput 0.876 (node-seconds training / held), ETTR 0.910 "
-		"(time training / time held)\n",
+		"goodput 0.876 (node-time trained / held), ETTR 0.910 (time "
+		"trained / held)\n",
+		"\n                   node-hours   share\n",
 		"\nheld                    1.377  100.0%\n",
 		"\ntraining                1.206   87.6%\n",
 		"\nlost                    0.171   12.4%\n",
@@ -79,7 +80,7 @@ static void story_text(void **state)
 		"\n  checkpoint            0.008    0.6%\n",
 		"\n  outside               0.048    3.5%\n",
 		"\nheld = training + lost: 4956.0 = 4340.0 + 616.0 "
-		"node-seconds: adds up (within 1)\n",
+		"node-seconds: adds up\n",
 		"\n2           0.408   12m14s   33.8%\n",
 		"\n4           0.532    7m59s   44.1%\n",
 		"\nsteps 4370 done, 60 redone\n",
