@@ -29,6 +29,10 @@ static const char *const cause_names[ACCT_NCAUSES] = {
 /* The contract bounds node-milliseconds by 2^53: node-seconds by this. */
 #define MAX_SECONDS 9007199254740.992
 #define MAX_COUNT   1099511627776.0 /* 2^40: steps, sequence numbers */
+/* Goodput and ETTR are fractions, but a first report's rounding (1000
+ * node-ms of slack on a held of less) may take them past 1: shown as
+ * they are. */
+#define MAX_RATIO 1000.0
 
 const char *acct_cause_name(enum acct_cause c)
 {
@@ -322,8 +326,8 @@ static int acct_read_job(json_object *d, struct acct *a, elastic_error_t *err)
 		     &a->train_wall_s, err) ||
 	    acct_count(d, "", "steps", false, MAX_COUNT, &a->steps, err) ||
 	    acct_count(d, "", "redone", false, MAX_COUNT, &a->redone, err) ||
-	    acct_num(d, "", "goodput", false, 1.0, &a->goodput, err) ||
-	    acct_num(d, "", "ettr", false, 1.0, &a->ettr, err) ||
+	    acct_num(d, "", "goodput", false, MAX_RATIO, &a->goodput, err) ||
+	    acct_num(d, "", "ettr", false, MAX_RATIO, &a->ettr, err) ||
 	    acct_u32(d, "", "world", ACCT_MAX_WORLDS, &a->world, err) ||
 	    acct_u32(d, "", "held", ACCT_MAX_WORLDS, &a->held, err) ||
 	    acct_str(d, "", "phase", true, a->phase, sizeof(a->phase), err))

@@ -247,9 +247,12 @@ static void errors(void **state)
 		{ "{\"id\": 7, \"steps\": 1.5, \"node_seconds\": {\"held\": "
 		  "1}}",
 		  "account: steps: 1.5: not a whole number" },
-		{ "{\"id\": 7, \"goodput\": 1.5, \"node_seconds\": {\"held\": "
-		  "1}}",
-		  "account: goodput: 1.5: not from 0 to 1" },
+		{ "{\"id\": 7, \"goodput\": -0.5, \"node_seconds\": "
+		  "{\"held\": 1}}",
+		  "account: goodput: -0.5: not from 0 to 1000" },
+		{ "{\"id\": 7, \"ettr\": \"0.9\", \"node_seconds\": "
+		  "{\"held\": 1}}",
+		  "account: ettr: not a number" },
 		{ "{\"id\": 7, \"ended\": \"yes\", \"node_seconds\": "
 		  "{\"held\": 1}}",
 		  "account: ended: not true or false" },
