@@ -116,8 +116,8 @@ static int acct_u32(json_object *o, const char *where, const char *key,
 
 /*
  * The string o[key] into buf (len bytes), "" if missing.  word: of
- * [a-z0-9_-] (kinds, paths, phases); else any printable ASCII but quotes
- * and backslashes (names).  0, or -1 with err.
+ * [a-z0-9_-] (kinds, paths, phases: they reach the gnuplot script); else
+ * no control character (names, only printed).  0, or -1 with err.
  */
 static int acct_str(json_object *o, const char *where, const char *key,
 		    bool word, char *buf, size_t len, elastic_error_t *err)
@@ -142,8 +142,7 @@ static int acct_str(json_object *o, const char *where, const char *key,
 		bool ok = word ? (c >= 'a' && c <= 'z') ||
 				     (c >= '0' && c <= '9') || c == '_' ||
 				     c == '-'
-			       : c > ' ' && c < 127 && c != '"' && c != '\\' &&
-				     c != '\'';
+			       : (unsigned char)c >= ' ' && c != 127;
 
 		if (!ok)
 			return elastic_errorf(

@@ -43,7 +43,7 @@ const char *acct_cause_name(enum acct_cause c);
 #define ACCT_SLACK_S 1.0
 
 #define ACCT_WORD_MAX 32 /* a kind, path or phase: [a-z0-9_-], 1..31 */
-#define ACCT_NAME_MAX 64 /* a user, account or partition */
+#define ACCT_NAME_MAX 65 /* a user, account or partition, and the NUL */
 
 struct acct_world_time {
 	uint32_t world; /* world size */

@@ -256,9 +256,9 @@ static void errors(void **state)
 		{ "{\"id\": 7, \"ended\": \"yes\", \"node_seconds\": "
 		  "{\"held\": 1}}",
 		  "account: ended: not true or false" },
-		{ "{\"id\": 7, \"user\": \"a b\", \"node_seconds\": {\"held\": "
-		  "1}}",
-		  "account: user: \"a b\": not a name" },
+		{ "{\"id\": 7, \"user\": \"a\\u001bb\", \"node_seconds\": "
+		  "{\"held\": 1}}",
+		  "account: user: \"a\\x1bb\": not a name" },
 		{ "{\"id\": 7, \"node_seconds\": {\"held\": 1}, \"events\": "
 		  "[{\"t\": 1, \"kind\": \"gr\\\"owth\"}]}",
 		  "account: events[0].kind: " },
