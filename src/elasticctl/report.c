@@ -77,10 +77,12 @@ static int report_write(const char *dir, const char *name, const char *text,
 	return file_save_atomic(path, tmp, 0600, text, strlen(text), err);
 }
 
-/* The picture gnuplot made (dir/name) copied to dest: 0, or -1 with err. */
-static int report_copy(const char *dir, const char *name, const char *dest,
-		       elastic_error_t *err)
+/* The picture gnuplot made (dir/name) copied to dest, the file of option
+ * opt: 0, or -1 with err. */
+static int report_copy(const char *dir, const char *name, const char *opt,
+		       const char *dest, elastic_error_t *err)
 {
+	elastic_error_t why;
 	char path[PATH_IN], tmp[PATH_MAX + 32];
 	int fd = open(report_in(path, sizeof(path), dir, name),
 		      O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
@@ -102,7 +104,10 @@ static int report_copy(const char *dir, const char *name, const char *dest,
 		goto done;
 	}
 	snprintf(tmp, sizeof(tmp), "%s.%ld.tmp", dest, (long)getpid());
-	rc = file_save_atomic(dest, tmp, 0666, data, (size_t)n, err);
+	rc = file_save_atomic(dest, tmp, 0666, data, (size_t)n, &why);
+	if (rc)
+		elastic_errorf(err, "--%s=%s: cannot write it (%s)", opt, dest,
+			       why.text);
 done:
 	free(data);
 	close(fd);
@@ -123,8 +128,10 @@ static int report_plot(const struct acct *a, const struct report_opts *o,
 	else if (!report_write(dir, ACCT_PLOT_DATA, data, err) &&
 		 !report_write(dir, SCRIPT, script, err) &&
 		 !gnuplot_run(gnuplot, dir, SCRIPT, GNUPLOT_OUT, err) &&
-		 (!o->png || !report_copy(dir, ACCT_PLOT_PNG, o->png, err)) &&
-		 (!o->svg || !report_copy(dir, ACCT_PLOT_SVG, o->svg, err)))
+		 (!o->png ||
+		  !report_copy(dir, ACCT_PLOT_PNG, "png", o->png, err)) &&
+		 (!o->svg ||
+		  !report_copy(dir, ACCT_PLOT_SVG, "svg", o->svg, err)))
 		rc = 0;
 	free(data);
 	free(script);

@@ -14,20 +14,21 @@ dir=$(mktemp -d "${TMPDIR:-/tmp}/check-report.XXXXXX") || exit 1
 trap 'rm -rf "$dir"' EXIT
 mkdir "$dir/tmp"
 n=0
-total=10
+total=11
 
 echo "1..$total"
 # shellcheck source=testsuite/unit/tap-lib.sh
 . "${srcdir:-.}/tap-lib.sh"
-# report ARGS...: elasticctl report ARGS, into out, err, rc.
-report() { report_with TMPDIR="$dir/tmp" "$@"; }
-# report_with VAR=VALUE ARGS...: the same, VAR set.
-report_with() {
+# ctl_with VAR=VALUE ARGS...: elasticctl ARGS with VAR set, into out,
+# err, rc.
+ctl_with() {
 	v=$1
 	shift
-	env TMPDIR="$dir/tmp" "$v" "$ctl" report "$@" >"$dir/out" 2>"$dir/err"
+	env TMPDIR="$dir/tmp" "$v" "$ctl" "$@" >"$dir/out" 2>"$dir/err"
 	rc=$?
 }
+# report ARGS...: elasticctl report ARGS.
+report() { ctl_with TMPDIR="$dir/tmp" report "$@"; }
 has() { grep -q -- "$2" "$1"; }
 lines() { [ "$(wc -l <"$1")" -eq "$2" ]; }
 
@@ -71,13 +72,19 @@ ok_if "no file left in TMPDIR" empty "$dir/tmp"
 report 4242 --json --from-file "$story"
 ok_if "--json: the document as it was" eval '[ $rc = 0 ] && cmp -s "$story" "$dir/out"'
 
-report_with GNUPLOT="$dir/no-gnuplot" --from-file "$story" --svg "$dir/x.svg"
+ctl_with GNUPLOT="$dir/no-gnuplot" report --from-file "$story" --svg "$dir/x.svg"
 ok_if "GNUPLOT names no gnuplot: exit 1, one line naming --png/--svg and gnuplot" \
 	eval '[ $rc = 1 ] && lines "$dir/err" 1 && has "$dir/err" "--png/--svg: GNUPLOT=.*gnuplot" && [ ! -e "$dir/x.svg" ]'
 
-report_with PATH="$dir/tmp" --from-file "$story" --png "$dir/x.png"
+ctl_with PATH="$dir/tmp" report --from-file "$story" --png "$dir/x.png"
 ok_if "no gnuplot on PATH: exit 1, one line naming --png/--svg and gnuplot" \
 	eval '[ $rc = 1 ] && lines "$dir/err" 1 && has "$dir/err" "^elasticctl: --png/--svg: gnuplot not found" && [ ! -e "$dir/x.png" ]'
+
+printf '#!/bin/sh\necho "$2" line 3: undefined variable: x >&2\nexit 1\n' >"$dir/bad-gnuplot"
+chmod +x "$dir/bad-gnuplot"
+ctl_with GNUPLOT="$dir/bad-gnuplot" report --from-file "$story" --png "$dir/x.png"
+ok_if "gnuplot failing: exit 1, its last line said, no file left in TMPDIR" \
+	eval '[ $rc = 1 ] && lines "$dir/err" 1 && has "$dir/err" "gnuplot failed (exit status 1): report.gp line 3: undefined variable: x" && empty "$dir/tmp" && [ ! -e "$dir/x.png" ]'
 
 report 99 --from-file "$story"
 ok_if "another job's document: exit 1" \
@@ -88,7 +95,6 @@ report --from-file "$dir/off.json"
 ok_if "causes that do not add up: the text says so, exit 1" \
 	eval '[ $rc = 1 ] && has "$dir/out" "does NOT add up (off by 4.0)" && has "$dir/err" "do not add up"'
 
-env TMPDIR="$dir/tmp" "$ctl" status --png "$dir/x.png" >"$dir/out" 2>"$dir/err"
-rc=$?
+ctl_with TMPDIR="$dir/tmp" status --png "$dir/x.png"
 ok_if "--png with another command: a usage error" \
 	eval '[ $rc = 2 ] && has "$dir/err" "options of report"'
