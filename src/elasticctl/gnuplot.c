@@ -5,14 +5,20 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "gnuplot.h"
+
+/* A picture takes gnuplot well under a second; one that takes this long
+ * is killed. */
+#define TIMEOUT_S 120
 
 #define MISSING                                                                \
 	"--png/--svg: gnuplot not found (install it, on Debian gnuplot-nox; "  \
@@ -96,6 +102,34 @@ static void gnuplot_exec(const char *gnuplot, const char *dir,
 	_exit(127);
 }
 
+/* Wait for pid, killed after TIMEOUT_S: 0 with its status, or -1 with
+ * err. */
+static int gnuplot_wait(pid_t pid, int *status, elastic_error_t *err)
+{
+	const struct timespec tick = { 0, 20 * 1000 * 1000 };
+	struct timespec start, now;
+	pid_t r;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	for (;;) {
+		r = waitpid(pid, status, WNOHANG);
+		if (r == pid)
+			return 0;
+		if (r < 0 && errno != EINTR)
+			return elastic_errorf(err, "waitpid: %s",
+					      strerror(errno));
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec - start.tv_sec >= TIMEOUT_S) {
+			kill(pid, SIGKILL);
+			while (waitpid(pid, status, 0) < 0 && errno == EINTR)
+				;
+			return elastic_errorf(
+			    err, "gnuplot took more than %d s", TIMEOUT_S);
+		}
+		nanosleep(&tick, NULL);
+	}
+}
+
 int gnuplot_run(const char *gnuplot, const char *dir, const char *script,
 		const char *errfile, elastic_error_t *err)
 {
@@ -120,12 +154,8 @@ int gnuplot_run(const char *gnuplot, const char *dir, const char *script,
 	}
 	if (pid == 0)
 		gnuplot_exec(gnuplot, dir, script, out);
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR) {
-			rc =
-			    elastic_errorf(err, "waitpid: %s", strerror(errno));
-			goto done;
-		}
+	if (gnuplot_wait(pid, &status, err))
+		goto done;
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
 		rc = 0;
 		goto done;

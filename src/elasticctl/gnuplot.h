@@ -17,7 +17,8 @@ int gnuplot_find(char *buf, size_t len, elastic_error_t *err);
 
 /* Run gnuplot (its path) on script (a file name in dir) with dir as its
  * working directory; its output goes to errfile in dir.  0 when it
- * exited 0; else -1 with err holding its last line of output. */
+ * exited 0; else -1 with err holding its last line of output (or saying
+ * it was killed after two minutes). */
 int gnuplot_run(const char *gnuplot, const char *dir, const char *script,
 		const char *errfile, elastic_error_t *err);
 
