@@ -60,7 +60,7 @@ static struct acct_plot_axis acct_plot_time(const struct acct *a)
 	end -= x.origin;
 	if (end <= 1200)
 		x.unit = 1, x.name = "s";
-	else if (end <= 72000)
+	else if (end <= 18000)
 		x.unit = 60, x.name = "min";
 	else if (end <= 864000)
 		x.unit = 3600, x.name = "h";

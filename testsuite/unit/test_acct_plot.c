@@ -142,7 +142,7 @@ static void units(void **state)
 		const char *end, *unit;
 	} cases[] = {
 		{ "1200", "(s)" },	{ "1201", "(min)" },
-		{ "72000", "(min)" },	{ "72001", "(h)" },
+		{ "18000", "(min)" },	{ "18001", "(h)" },
 		{ "864001", "(days)" },
 	};
 	char doc[256];
