@@ -184,7 +184,7 @@ fault_kill9() {
 # fault_sick I: a unit's node that stays up and in Slurm's good books
 # but leaves the world: its ranks stopped (hang), its routes to the other
 # compute nodes but the batch host gone (partition), its ranks held to
-# 5% of a CPU (slow).  The launcher finds it and lets it go; elasticd
+# 1% of a CPU (slow: a fifth of the others' pace or less).  The launcher finds it and lets it go; elasticd
 # drains it.  At the group's min, a slow node is only reported.
 fault_sick() {
 	local i=$1 kind=${K[$1]} node p a world
@@ -208,9 +208,9 @@ fault_sick() {
 		WHAT="$node split from$SPLIT_PEERS (all reach the batch host $(batch_host))"
 		;;
 	slow)
-		for p in $(rank_pids "$node"); do cpu_throttle "$p" 5 || run_fail "slow: cannot throttle pid $p"; done
+		for p in $(rank_pids "$node"); do cpu_throttle "$p" 1 || run_fail "slow: cannot throttle pid $p"; done
 		THROTTLED=1
-		WHAT="the ranks on $node held to 5% of a CPU"
+		WHAT="the ranks on $node held to 1% of a CPU"
 		;;
 	esac
 	if [ "$kind" = slow ] && [ "${world:-0}" -le "$MINN" ]; then
