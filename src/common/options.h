@@ -173,6 +173,10 @@ const char *options_env_get(char *const *env, size_t n, const char *name);
  * options_parse_tag returns 0 or -1 and fills a finalized *o.
  */
 #define ELASTIC_TAG_PREFIX "elastic:v1"
+/* The tag ends here when elasticd noted the group's account after it
+ * (AdminComment "TAG | goodput=... ettr=... held_s=..."); readers
+ * ignore what follows. */
+#define ELASTIC_TAG_END " | "
 int options_format_tag(const struct elastic_opts *o, char *buf, size_t len);
 int options_parse_tag(const char *tag, struct elastic_opts *o,
 		      elastic_error_t *err);

@@ -125,11 +125,18 @@ int options_parse_tag(const char *tag, struct elastic_opts *o,
 	char *save = NULL, *word;
 	const size_t plen = strlen(ELASTIC_TAG_PREFIX);
 
+	const char *end;
+
 	if (!tag || strncmp(tag, ELASTIC_TAG_PREFIX " ", plen + 1))
 		return elastic_errorf(err, "not an elastic tag");
-	if (strlen(tag) >= sizeof(buf))
+	/* What follows " | " is elasticd's note at the group's end. */
+	end = strstr(tag, ELASTIC_TAG_END);
+	if (!end)
+		end = tag + strlen(tag);
+	if ((size_t)(end - tag) >= sizeof(buf))
 		return elastic_errorf(err, "elastic tag too long");
-	strcpy(buf, tag + plen + 1);
+	memcpy(buf, tag + plen + 1, (size_t)(end - tag) - plen - 1);
+	buf[(end - tag) - plen - 1] = '\0';
 	for (word = strtok_r(buf, " ", &save); word;
 	     word = strtok_r(NULL, " ", &save)) {
 		char *eq = strchr(word, '=');

@@ -42,6 +42,8 @@ enum key_type {
 	T_STEPS,      /* POLICY_STRAGGLER_STEPS_MIN..MAX */
 	T_FACTOR,     /* a decimal, 1.2 to 100: hundredths */
 	T_SPARES,     /* 0..POLICY_SPARES_MAX */
+	T_DAYS,	      /* 0..POLICY_ACCOUNT_RETENTION_MAX (0: forever) */
+	T_JOBS,	      /* 1..POLICY_ACCOUNT_MAX_JOBS_MAX */
 };
 
 #define F(field) offsetof(struct elastic_policy, field)
@@ -108,6 +110,8 @@ static const struct key {
 	{ "StragglerSteps", T_STEPS, F(straggler_steps) },
 	{ "StragglerFactor", T_FACTOR, F(straggler_factor) },
 	{ "ElasticdUnitProgram", T_ABSPATH, F(elasticd_unit_program) },
+	{ "AccountRetention", T_DAYS, F(account_retention_days) },
+	{ "AccountMaxJobs", T_JOBS, F(account_max_jobs) },
 };
 #undef F
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
@@ -281,6 +285,8 @@ void policy_defaults(struct elastic_policy *p)
 	p->straggler_steps = POLICY_STRAGGLER_STEPS_DEFAULT;
 	p->straggler_factor = POLICY_STRAGGLER_FACTOR_DEFAULT;
 	p->spare_check_timeout = POLICY_SPARE_CHECK_TIMEOUT_DEFAULT;
+	p->account_retention_days = POLICY_ACCOUNT_RETENTION_DEFAULT;
+	p->account_max_jobs = POLICY_ACCOUNT_MAX_JOBS_DEFAULT;
 }
 
 static const struct key *find_key(const char *name)
@@ -386,14 +392,18 @@ static int set_hostport(char *field, const char *val, bool server,
 }
 
 /* A whole number within the bounds of its type (T_NODES, T_SECONDS,
- * T_KEEP, T_NICE, T_HOLDS, T_SPARES). */
+ * T_KEEP, T_NICE, T_HOLDS, T_SPARES, T_DAYS, T_JOBS). */
 static int set_count_key(void *field, const struct key *k, const char *val,
 			 const char *where, elastic_error_t *err)
 {
 	enum parse_result r;
 	unsigned long v;
-	unsigned long lo = (k->type == T_NODES || k->type == T_KEEP) ? 1 : 0;
-	unsigned long hi = (k->type == T_NODES)	    ? ELASTIC_NODES_LIMIT
+	unsigned long lo =
+	    (k->type == T_NODES || k->type == T_KEEP || k->type == T_JOBS) ? 1
+									   : 0;
+	unsigned long hi = (k->type == T_NODES)	 ? ELASTIC_NODES_LIMIT
+			   : (k->type == T_DAYS) ? POLICY_ACCOUNT_RETENTION_MAX
+			   : (k->type == T_JOBS) ? POLICY_ACCOUNT_MAX_JOBS_MAX
 			   : (k->type == T_SECONDS) ? MAX_SECONDS
 			   : (k->type == T_NICE)    ? MAX_NICE
 			   : (k->type == T_HOLDS)   ? POLICY_RELEASE_HOLDS_MAX
@@ -466,6 +476,8 @@ static int set_key(struct elastic_policy *p, const struct key *k, char *val,
 	case T_NICE:
 	case T_HOLDS:
 	case T_SPARES:
+	case T_DAYS:
+	case T_JOBS:
 		return set_count_key(field, k, val, where, err);
 	case T_BOOL:
 		if (parse_bool(val, field) != PARSE_OK)

@@ -228,19 +228,29 @@ struct elastic_policy {
 	 * and for how long at most */
 	char spare_check[POLICY_PATH_MAX + 1];
 	unsigned spare_check_timeout;
+	/* AccountRetention (days; 0 = forever) and AccountMaxJobs: how long
+	 * and how many of the groups' accounts elasticd keeps on disk
+	 * (ElasticdStateDir/accounts) */
+	unsigned account_retention_days;
+	unsigned account_max_jobs;
 };
 
 /* ElasticdPollInterval's defaults: the poll is the safety net under
  * notifications (NOTIFIED), the only source of news without them. */
-#define POLICY_DEFAULT_LISTEN	     "127.0.0.1:6830"
-#define POLICY_POLL_MS_MIN	     100
-#define POLICY_POLL_MS_MAX	     60000
-#define POLICY_POLL_MS_NOTIFIED	     60000
-#define POLICY_POLL_MS_DEFAULT	     1000
-#define POLICY_RESYNC_S_DEFAULT	     60
-#define POLICY_QUEUE_S_DEFAULT	     3600
-#define POLICY_RELEASE_HOLDS_MAX     10
-#define POLICY_RELEASE_HOLDS_DEFAULT 2
+#define POLICY_DEFAULT_LISTEN	"127.0.0.1:6830"
+#define POLICY_POLL_MS_MIN	100
+#define POLICY_POLL_MS_MAX	60000
+#define POLICY_POLL_MS_NOTIFIED 60000
+#define POLICY_POLL_MS_DEFAULT	1000
+#define POLICY_RESYNC_S_DEFAULT 60
+#define POLICY_QUEUE_S_DEFAULT	3600
+/* AccountRetention (days) and AccountMaxJobs. */
+#define POLICY_ACCOUNT_RETENTION_DEFAULT 30
+#define POLICY_ACCOUNT_RETENTION_MAX	 36500
+#define POLICY_ACCOUNT_MAX_JOBS_DEFAULT	 10000
+#define POLICY_ACCOUNT_MAX_JOBS_MAX	 1000000
+#define POLICY_RELEASE_HOLDS_MAX	 10
+#define POLICY_RELEASE_HOLDS_DEFAULT	 2
 /* ElasticdListen and ElasticdServer are checked with hostport_parse()
  * (hostport.h). */
 

@@ -452,6 +452,14 @@ static enum MHD_Result serve_v1(const struct req *rq, const struct route *r,
 	 * costs slurmctld at most one read per job id and cycle. */
 	if (r->kind == ROUTE_NOTIFY)
 		return serve_notify(rq, r);
+	/* An ended group's account is kept beyond the group. */
+	if (r->kind == ROUTE_ACCOUNT) {
+		unsigned st;
+		char *body = api_account(rq->conn, !strcmp(rq->method, "POST"),
+					 r->id, g, c, &st);
+
+		return reply(rq, st, JSON_TYPE, body, NULL);
+	}
 	if (!g) {
 		char msg[96];
 
@@ -572,8 +580,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
 				     "yet\n");
 		break;
 	case ROUTE_METRICS:
-		ret = h ? reply(rq, MHD_HTTP_OK, PROM_TYPE,
-				render_metrics(h->v), NULL)
+		ret = h ? reply(rq, MHD_HTTP_OK, PROM_TYPE, api_metrics(h->v),
+				NULL)
 			: reply_text(rq, MHD_HTTP_SERVICE_UNAVAILABLE,
 				     "starting: no reconcile cycle finished "
 				     "yet\n");

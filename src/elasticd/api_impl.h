@@ -102,6 +102,14 @@ void api_note_launcher(uint32_t id);
 void api_queue_lookup(uint32_t id);
 void api_queue_follow(uint32_t id);
 void api_queue_started(uint32_t id, const char *nodes);
+/* api_account.c: the body and status of GET or POST
+ * /v1/groups/ID/account (g: the group, NULL when the caller sees none
+ * live), and of /metrics (the daemon's and the accounts'). */
+char *api_account(struct MHD_Connection *conn, bool post, uint32_t id,
+		  const struct group_info *g, const struct auth_caller *c,
+		  unsigned *status);
+char *api_metrics(const struct elasticd_view *v);
+
 /* Under api.lock: may this caller cause a read now (auth_lookup_take)? */
 bool api_lookup_allowed(uint32_t uid, bool admin);
 

@@ -205,6 +205,11 @@ char *render_report(uint32_t id)
 	return render_accepted(id, "report", "queued");
 }
 
+char *render_account(uint32_t id)
+{
+	return render_accepted(id, "account", "kept");
+}
+
 char *render_suspect(uint32_t id, const char *node)
 {
 	return render_accepted(id, "suspect", node);

@@ -32,6 +32,8 @@ char *render_events(const struct group_info *g);
 char *render_raise(uint32_t id);
 /* {"id": ID, "report": "queued"} */
 char *render_report(uint32_t id);
+/* {"id": ID, "account": "kept"} */
+char *render_account(uint32_t id);
 /* {"id": ID, "suspect": NODE} */
 char *render_suspect(uint32_t id, const char *node);
 /* {"id": ID, "notify": EVENT} */

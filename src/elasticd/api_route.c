@@ -76,6 +76,9 @@ void route_parse(const char *method, const char *path, struct route *ret)
 		return route_set(ret, ROUTE_NOTIFY, id, POST, post);
 	if (!strcmp(rest, "/suspect"))
 		return route_set(ret, ROUTE_SUSPECT, id, POST, post);
+	if (!strcmp(rest, "/account"))
+		return route_set(ret, ROUTE_ACCOUNT, id, GET ", " POST,
+				 get || post);
 }
 
 static const char *const notify_names[] = {
@@ -217,5 +220,5 @@ bool route_needs_auth(const struct route *r)
 	return r->kind == ROUTE_GROUPS || r->kind == ROUTE_GROUP ||
 	       r->kind == ROUTE_EVENTS || r->kind == ROUTE_RAISE ||
 	       r->kind == ROUTE_REPORT || r->kind == ROUTE_NOTIFY ||
-	       r->kind == ROUTE_SUSPECT;
+	       r->kind == ROUTE_SUSPECT || r->kind == ROUTE_ACCOUNT;
 }

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "account.h"
 #include "groupinfo.h"
 
 /*
@@ -22,6 +23,7 @@ enum route_kind {
 	ROUTE_REPORT,  /* POST /v1/groups/ID/report?generation=G[&exit_ms=M] */
 	ROUTE_NOTIFY,  /* POST /v1/groups/ID/notify?event=E */
 	ROUTE_SUSPECT, /* POST /v1/groups/ID/suspect?node=N&why=W */
+	ROUTE_ACCOUNT, /* GET or POST /v1/groups/ID/account */
 };
 
 struct route {
@@ -83,6 +85,17 @@ int route_parse_notify(const char *event, enum notify_event *ret,
 #define ROUTE_NODES_MAX 512
 int route_parse_nodes(enum notify_event ev, const char *nodes,
 		      const char **why);
+
+/*
+ * The launcher's account report (POST /v1/groups/ID/account, the query
+ * alone; elasticd-api(7)): get(cls, key) gives each argument's value
+ * (NULL: missing).  Every number is decimal digits within its bound,
+ * names are the contract's, and the causes add up (account_check).
+ * 0, or -1 with *why set to a static message naming the argument.
+ */
+typedef const char *(*route_arg_fn)(void *cls, const char *key);
+int route_parse_account(route_arg_fn get, void *cls, struct account_report *ret,
+			const char **why);
 
 /* true for every path under /v1/ (they need a credential). */
 bool route_needs_auth(const struct route *r);

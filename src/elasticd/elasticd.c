@@ -33,6 +33,7 @@
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
 
+#include "account_run.h"
 #include "api.h"
 #include "checkconf.h"
 #include "common/filesave.h"
@@ -536,6 +537,7 @@ static void cycle(bool full)
 	v->metrics.light_cycles = ctx.m.light_cycles += !full && changed;
 	v->metrics.starts_told = slurmio_starts_told(ctx.io);
 	memcpy(v->metrics.suspects, ctx.m.suspects, sizeof(ctx.m.suspects));
+	account_run_cycle(ctx.io, v, &ctx.policy, now_ms());
 	api_publish(v);
 	/* Units taken as started on slurmstepd's word, acted on first: the
 	 * reads that were due come in a cycle now. */
@@ -663,6 +665,7 @@ static int start_daemon(sigset_t *sigs)
 		return 1;
 	}
 	state_load();
+	account_run_start(&ctx.policy);
 	if (checkconf_user(&ctx.policy, ctx.conf_path, &err) < 0) {
 		elog_error("%s", err.text);
 		return 1;
@@ -751,6 +754,7 @@ static void stop_daemon(void)
 	submitq_destroy(ctx.subq);
 	ctx.subq = NULL;
 	state_save();
+	account_run_stop();
 	action_list_free(&ctx.actions);
 	reconcile_destroy(ctx.rec);
 	slurmio_destroy(ctx.io);

@@ -101,6 +101,7 @@ struct group_info {
 	uint32_t user_id;     /* owner: the API shows a group to its owner */
 	char *user;	      /* may be NULL if unknown */
 	char *account;	      /* may be NULL */
+	char *partition;      /* the base's; may be NULL */
 	enum group_state state;
 	uint32_t min, max;    /* from the job's options */
 	uint64_t generation;  /* current world; 0 before the first */

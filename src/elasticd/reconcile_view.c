@@ -36,6 +36,7 @@ static void view_fields(const struct group *g, struct group_info *gi,
 	gi->user_id = g->uid;
 	gi->user = dup_or_null(g->user);
 	gi->account = dup_or_null(g->account);
+	gi->partition = g->base ? dup_or_null(g->base->partition) : NULL;
 	gi->state = g->state;
 	gi->min = g->min;
 	gi->max = g->max;

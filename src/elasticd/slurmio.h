@@ -115,6 +115,12 @@ int slurmio_cancel(struct slurmio *io, uint32_t job_id, elastic_error_t *err);
 /* Release a held job (scontrol release): its priority back to Slurm's. */
 int slurmio_release(struct slurmio *io, uint32_t job_id, elastic_error_t *err);
 
+/* Set a base's AdminComment to its tag as last read (up to any
+ * ELASTIC_TAG_END) followed by ELASTIC_TAG_END and note: the group's
+ * account at its end, for sacct.  One update of the job. */
+int slurmio_note_tag(struct slurmio *io, uint32_t job_id, const char *note,
+		     elastic_error_t *err);
+
 /* Raise sig in every step of each job (raise_job()); one RPC per job.
  * Tries all; returns -1 if any failed, err naming the last. */
 int slurmio_raise(struct slurmio *io, const uint32_t *jobs, size_t n, int sig,

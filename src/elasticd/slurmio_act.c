@@ -11,6 +11,7 @@
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
 
+#include "common/options.h"
 #include "common/parse.h"
 #include "common/policy.h"
 #include "common/slurm_compat.h"
@@ -146,6 +147,33 @@ int slurmio_release(struct slurmio *io, uint32_t job_id, elastic_error_t *err)
 	slurm_init_job_desc_msg(&d);
 	COMPAT_JOB_DESC_JOB_ID(&d) = job_id;
 	d.priority = INFINITE; /* as scontrol release: Slurm computes it */
+	slurmio_rpc(io);
+	if (slurm_update_job(&d) != SLURM_SUCCESS)
+		return elastic_errorf(err, "job %u: %s", job_id,
+				      slurm_strerror(errno));
+	return 0;
+}
+
+int slurmio_note_tag(struct slurmio *io, uint32_t job_id, const char *note,
+		     elastic_error_t *err)
+{
+	const struct job_view *j =
+	    io->snap ? snapshot_find(io->snap, job_id) : NULL;
+	char text[ELASTIC_TAG_MAX + 128];
+	const char *end;
+	job_desc_msg_t d;
+	size_t n;
+
+	if (!j || j->role != ROLE_BASE || !j->tag)
+		return elastic_errorf(err, "job %u: no tag read of it", job_id);
+	end = strstr(j->tag, ELASTIC_TAG_END);
+	n = end ? (size_t)(end - j->tag) : strlen(j->tag);
+	if ((size_t)snprintf(text, sizeof(text), "%.*s" ELASTIC_TAG_END "%s",
+			     (int)n, j->tag, note) >= sizeof(text))
+		return elastic_errorf(err, "job %u: tag too long", job_id);
+	slurm_init_job_desc_msg(&d);
+	COMPAT_JOB_DESC_JOB_ID(&d) = job_id;
+	d.admin_comment = text;
 	slurmio_rpc(io);
 	if (slurm_update_job(&d) != SLURM_SUCCESS)
 		return elastic_errorf(err, "job %u: %s", job_id,

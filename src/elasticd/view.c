@@ -76,6 +76,7 @@ static void group_free(struct group_info *g)
 {
 	free(g->user);
 	free(g->account);
+	free(g->partition);
 	free(g->master_addr);
 	for (size_t i = 0; i < g->nmembers; i++)
 		free(g->members[i].nodes);

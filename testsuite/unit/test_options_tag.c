@@ -177,9 +177,10 @@ static struct elastic_opts finalized(const char *spec)
 static void tag_format(void **state)
 {
 	struct elastic_opts o = finalized("min=2 max=8 step=2");
-	const char *want = "elastic:v1 min=2 max=8 step=2 grace=60 delay=30 "
-			   "fault=60 ondemand=never signal=URG keep=3 hb=5 hang=0 slow=report "
-			   "ckpt=%25h/elastic-checkpoints/%25j";
+	const char *want =
+	    "elastic:v1 min=2 max=8 step=2 grace=60 delay=30 "
+	    "fault=60 ondemand=never signal=URG keep=3 hb=5 hang=0 slow=report "
+	    "ckpt=%25h/elastic-checkpoints/%25j";
 	char buf[512], small[16];
 
 	assert_int_equal(options_format_tag(&o, buf, sizeof(buf)),
@@ -195,9 +196,10 @@ static void tag_format(void **state)
 		      "ondemand=never signal=SIGUSR1 keep=9 "
 		      "checkpoint-dir=/ck/%j");
 	assert_int_equal(options_format_tag(&o, buf, sizeof(buf)) > 0, 1);
-	assert_string_equal(buf, "elastic:v1 min=1 max=4 sizes=1,2,4 grace=0 "
-				 "delay=1 fault=2 ondemand=never signal=USR1 "
-				 "keep=9 hb=5 hang=0 slow=report ckpt=/ck/%25j");
+	assert_string_equal(buf,
+			    "elastic:v1 min=1 max=4 sizes=1,2,4 grace=0 "
+			    "delay=1 fault=2 ondemand=never signal=USR1 "
+			    "keep=9 hb=5 hang=0 slow=report ckpt=/ck/%25j");
 }
 
 static void tag_round_trip(const struct elastic_opts *o)
@@ -232,12 +234,11 @@ static void tag_round_trip_step(void **state)
 	/* Every option of the tag is given. */
 	options_format_tag(&o, buf, sizeof(buf));
 	assert_int_equal(options_parse_tag(buf, &back, &err), 0);
-	assert_int_equal(back.given, (BIT(ELASTIC_OPT_COUNT) - 1) &
-					 ~BIT(ELASTIC_OPT_SIZES) &
-					 ~BIT(ELASTIC_OPT_SIZE_CONFIG) &
-					 ~BIT(ELASTIC_OPT_RESUME_FROM) &
-					 ~BIT(ELASTIC_OPT_EVAL) &
-					 ~BIT(ELASTIC_OPT_SPARES));
+	assert_int_equal(
+	    back.given, (BIT(ELASTIC_OPT_COUNT) - 1) & ~BIT(ELASTIC_OPT_SIZES) &
+			    ~BIT(ELASTIC_OPT_SIZE_CONFIG) &
+			    ~BIT(ELASTIC_OPT_RESUME_FROM) &
+			    ~BIT(ELASTIC_OPT_EVAL) & ~BIT(ELASTIC_OPT_SPARES));
 	assert_int_equal(back.nsizes, 0);
 	/* Spares only when there are: tags stay as they were without. */
 	assert_null(strstr(buf, "spares="));
@@ -344,6 +345,32 @@ static void tag_future_keys(void **state)
 	assert_int_equal(o.min, 1);
 	assert_int_equal(o.max, 2);
 	assert_string_equal(o.checkpoint_dir, "/c");
+}
+
+/* elasticd notes the group's account after " | " at its end: the tag
+ * parses as without it, whatever follows (sacct shows both). */
+static void tag_account_note(void **state)
+{
+	static const char tag[] = "elastic:v1 min=1 max=2 step=1 grace=0 "
+				  "delay=0 fault=0 ondemand=never signal=URG "
+				  "keep=1 ckpt=/c/%25j";
+	char noted[sizeof(tag) + 128];
+	struct elastic_opts o, plain;
+	elastic_error_t err = { "" };
+
+	(void)state;
+	assert_int_equal(options_parse_tag(tag, &plain, &err), 0);
+	snprintf(noted, sizeof(noted),
+		 "%s | goodput=0.875 ettr=0.900 "
+		 "held_s=2400",
+		 tag);
+	assert_int_equal(options_parse_tag(noted, &o, &err), 0);
+	assert_memory_equal(&o, &plain, sizeof(o));
+	assert_string_equal(o.checkpoint_dir, "/c/%j");
+	/* What follows is never read, even a word that is no key=value. */
+	snprintf(noted, sizeof(noted), "%s | max=9 oops", tag);
+	assert_int_equal(options_parse_tag(noted, &o, &err), 0);
+	assert_int_equal(o.max, 2);
 }
 
 /* Must fail with msg, leaving o untouched. */
@@ -468,11 +495,12 @@ static void tag_resume_eval(void **state)
 	o = finalized("min=2 max=8 step=2 resume-from=4711@200 "
 		      "eval=python3%20ev.py_--top=5");
 	options_format_tag(&o, buf, sizeof(buf));
-	assert_string_equal(buf, "elastic:v1 min=2 max=8 step=2 grace=60 "
-				 "delay=30 fault=60 ondemand=never signal=URG "
-				 "keep=3 hb=5 hang=0 slow=report resume=4711@200 "
-				 "eval=python3%2520ev.py_--top=5 "
-				 "ckpt=%25h/elastic-checkpoints/%25j");
+	assert_string_equal(buf,
+			    "elastic:v1 min=2 max=8 step=2 grace=60 "
+			    "delay=30 fault=60 ondemand=never signal=URG "
+			    "keep=3 hb=5 hang=0 slow=report resume=4711@200 "
+			    "eval=python3%2520ev.py_--top=5 "
+			    "ckpt=%25h/elastic-checkpoints/%25j");
 	tag_round_trip(&o);
 
 	o = finalized("min=1");
@@ -563,6 +591,7 @@ int main(void)
 		cmocka_unit_test(tag_largest_all),
 		cmocka_unit_test(tag_resume_eval),
 		cmocka_unit_test(tag_future_keys),
+		cmocka_unit_test(tag_account_note),
 		cmocka_unit_test(tag_incomplete),
 		cmocka_unit_test(tag_bad),
 	};

@@ -210,6 +210,30 @@ static void spare_check_keys(void **state)
 			 "(allowed: 0 to 86400)");
 }
 
+/* AccountRetention (days, 0 = forever, 30 by default) and AccountMaxJobs
+ * (1 to 1000000, 10000 by default). */
+static void account_keys(void **state)
+{
+	struct elastic_policy p;
+
+	(void)state;
+	must_parse_policy(&p, "");
+	assert_int_equal(p.account_retention_days, 30);
+	assert_int_equal(p.account_max_jobs, 10000);
+	must_parse_policy(&p, "AccountRetention=0\nAccountMaxJobs=1\n");
+	assert_int_equal(p.account_retention_days, 0);
+	assert_int_equal(p.account_max_jobs, 1);
+	must_fail_policy("AccountRetention=36501\n",
+			 "e.conf:1: AccountRetention=36501: out of range "
+			 "(allowed: 0 to 36500)");
+	must_fail_policy("AccountMaxJobs=0\n",
+			 "e.conf:1: AccountMaxJobs=0: out of range "
+			 "(allowed: 1 to 1000000)");
+	must_fail_policy("AccountMaxJobs=ten\n",
+			 "e.conf:1: AccountMaxJobs=ten: not a whole number "
+			 "(allowed: 1 to 1000000)");
+}
+
 /* SuspectNodes: drain (the default) or report. */
 static void suspect_key(void **state)
 {
@@ -702,6 +726,7 @@ int main(void)
 		cmocka_unit_test(ondemand_words),
 		cmocka_unit_test(straggler_keys),
 		cmocka_unit_test(spare_check_keys),
+		cmocka_unit_test(account_keys),
 	};
 	return cmocka_run_group_tests_name("policy_values", tests, NULL, NULL);
 }
