@@ -46,9 +46,12 @@ static void label(FILE *f, const char *key, const char *v, bool comma)
 	fprintf(f, "\"%s", comma ? "," : "");
 }
 
+/* job_id, not "job": Prometheus gives every series the scrape job's
+ * name in that label (a target's own "job" would become
+ * "exported_job"). */
 static void labels(FILE *f, const struct account *a)
 {
-	fprintf(f, "job=\"%u\",", a->id);
+	fprintf(f, "job_id=\"%u\",", a->id);
 	label(f, "user", a->user[0] ? a->user : "?", true);
 	label(f, "account", a->account, true);
 	label(f, "partition", a->partition, false);

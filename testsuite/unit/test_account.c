@@ -235,12 +235,12 @@ static void metrics_text(void **state)
 	fclose(f);
 	static const char *const want[] = {
 		"# TYPE elasticd_group_node_seconds_total counter\n",
-		"elasticd_group_node_seconds_total{job=\"7\",user="
+		"elasticd_group_node_seconds_total{job_id=\"7\",user="
 		"\"al\\\"ice\","
 		"account=\"ml\",partition=\"\",cause=\"training\"} 1920.000\n",
-		"elasticd_group_held_nodes{job=\"7\",user=\"al\\\"ice\","
+		"elasticd_group_held_nodes{job_id=\"7\",user=\"al\\\"ice\","
 		"account=\"ml\",partition=\"\"} 4\n",
-		"elasticd_group_goodput_ratio{job=\"7\",",
+		"elasticd_group_goodput_ratio{job_id=\"7\",",
 		"} 0.800000\n",
 		"# TYPE elasticd_group_steps_total counter\n",
 		"# TYPE elasticd_resize_seconds histogram\n",
