@@ -1,12 +1,10 @@
-/* A group's account (account.h): its figures, series and events, as
- * JSON and back.  Pure. */
+/* A group's account (account.h): its names, the add-up check, its
+ * figures, series and events.  Pure. */
 #include "config.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <json.h>
 
 #include "account.h"
 
