@@ -350,7 +350,7 @@ struct reply http(const char *method, const char *path, const char *auth,
 {
 	struct reply r = { 0 };
 	struct curl_slist *h = NULL;
-	char url[256], hdr[4200];
+	char url[2048], hdr[4200];
 	CURL *c = curl_easy_init();
 
 	assert_non_null(c);

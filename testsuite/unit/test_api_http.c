@@ -341,6 +341,50 @@ static void metrics(void **state)
 	free(r.body);
 }
 
+/* The launcher's account: kept from the owner, 400 naming what is
+ * wrong, read back by the owner alone, and in /metrics. */
+static void account(void **state)
+{
+	static const char q[] =
+	    "/v1/groups/100/account?v=1&t=1764630600456&wall_ms=10000"
+	    "&train_wall_ms=9000&held_nms=30000&training_nms=24000"
+	    "&waiting_nms=3000&resize_restart_nms=3000&resize_inplace_nms=0"
+	    "&resize_swap_nms=0&detect_nms=0&redo_nms=0&checkpoint_nms=0"
+	    "&outside_nms=0&at=3:24000&steps=77&redone=0&world=3&held=3"
+	    "&phase=training&resize=growth:restart:2500:1";
+	struct reply r = as(t.owner, "POST", q);
+	json_object *d;
+
+	(void)state;
+	if (r.status != 202)
+		fail_msg("HTTP %ld: %s", r.status, r.body ? r.body : "");
+	free(r.body);
+	r = as(t.owner, "POST", "/v1/groups/100/account?v=1&t=1");
+	error_says(&r, 400, "phase: ");
+	r = as(t.owner, "GET", "/v1/groups/100/account");
+	assert_int_equal(r.status, 200);
+	d = json_of(&r);
+	assert_int_equal(json_object_get_int64(get(d, "steps")), 77);
+	assert_string_equal(json_object_get_string(get(d, "goodput")), "0.8");
+	assert_false(json_object_get_boolean(get(d, "ended")));
+	json_object_put(d);
+	r = as(t.owner, "GET", "/v1/groups/200/account");
+	error_says(&r, 404, "no account of yours");
+	r = http("GET", "/metrics", NULL, NULL);
+	assert_non_null(strstr(r.body, "\nelasticd_group_goodput_ratio{job_id="
+				       "\"100\","));
+	assert_non_null(strstr(r.body, "\nelasticd_resize_seconds_bucket{"
+				       "kind=\"growth\",path=\"restart\","
+				       "le=\"2.5\"} 1\n"));
+	free(r.body);
+	if (!t.root)
+		return;
+	r = as(t.other, "POST", q);
+	error_says(&r, 404, "no account of yours");
+	r = as(t.other, "GET", "/v1/groups/100/account");
+	error_says(&r, 404, "no account of yours");
+}
+
 /* A group that leaves the view leaves the API. */
 static void republish(void **state)
 {
@@ -407,6 +451,7 @@ int main(void)
 		cmocka_unit_test(raise_requests),
 		cmocka_unit_test(methods_paths_bodies),
 		cmocka_unit_test(metrics),
+		cmocka_unit_test(account),
 		cmocka_unit_test(republish),
 		cmocka_unit_test(stop_and_restart),
 	};
