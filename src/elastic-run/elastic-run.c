@@ -613,6 +613,7 @@ static int round_once(struct rounds *x)
 	t_launch = now_s();
 	if (launch(c, &x->ms, x->restart, x->prev_nnodes, &x->l) < 0)
 		return 1;
+	ledger_launch(&x->ms, x->restart);
 	heartbeat_start(c, &x->ms, x->restart, t_launch);
 
 	for (;;) {
@@ -621,6 +622,8 @@ static int round_once(struct rounds *x)
 			break;
 		if (!inplace_resize(c, x->src, &x->ms, &x->l, x->restart, &w))
 			break;
+		ledger_world(&x->ms);
+		ledger_up();
 		/* The ranks step in the new world from its publication. */
 		heartbeat_start(c, &x->ms, x->restart, inplace_published(c));
 	}
@@ -639,6 +642,8 @@ static int round_once(struct rounds *x)
 	x->unexplained = d.unexplained ? x->unexplained + 1 : 0;
 	describe_status(&x->l, detail, sizeof(detail));
 	rc = act(x, &w, &d, detail);
+	if (rc < 0)
+		ledger_relaunch(d.what == DECIDE_RETRY);
 	if (rc < 0 && own_job_preempted(c->job_id))
 		return preempted(x);
 	if (rc < 0) {
@@ -671,12 +676,15 @@ int main(int argc, char **argv)
 		return rc;
 	if ((rc = in_place_setup(&c, &cl)))
 		return rc;
+	if (ledger_start(&c) < 0)
+		return 2;
 	start_watching(&c, &sen);
 	x.c = &c;
 	x.src = &src;
 	x.sen = &sen;
 	while ((rc = round_once(&x)) < 0)
 		;
+	ledger_end(&src);
 	spares_stop();
 	/* The job ends with us: elasticd ends the group's units once it
 	 * sees that, at once rather than at its poll. */

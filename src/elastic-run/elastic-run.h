@@ -46,6 +46,7 @@
 #include "decide.h"
 #include "membership.h"
 #include "inplace.h"
+#include "ledger.h"
 #include <pwd.h>
 
 #define PROG	       "elastic-run"
@@ -217,6 +218,9 @@ struct watch {
 	 * its member job; for a split, the others that leave too. */
 	char lost_node[64];
 	uint32_t lost_job;
+	/* A fault's onset: the node's last sign of life (monotonic s; 0
+	 * when not known). */
+	double onset;
 	char also[WATCH_ALSO_MAX][64];
 	uint32_t also_job[WATCH_ALSO_MAX];
 	size_t nalso;

@@ -324,8 +324,11 @@ static void hb_read(double now)
 				if (node >= 0 && hb.probe)
 					split_heard(hb.probe, (size_t)node,
 						    s->buf);
-				if (node >= 0)
+				if (node >= 0) {
 					hb_ring_heard(s->buf, now);
+					ledger_heard(s->buf, now,
+						     hb.pace.started);
+				}
 				s->len -= (size_t)(nl + 1 - s->buf);
 				memmove(s->buf, nl + 1, s->len + 1);
 			}

@@ -627,6 +627,7 @@ bool inplace_resize(const struct config *c, struct source *src,
 	got_event = 0;
 	timeline("event", restart, ms->nnodes, "cause=%s %s path=in-place",
 		 w->cause, w->detail);
+	ledger_event(w);
 	/* A member's ranks ended (its node died): elasticd's next world
 	 * waits the fault timeout for a replacement, and so do we. */
 	if (src->ed_mode && !strcmp(w->cause, "member-exit"))
@@ -683,6 +684,7 @@ bool inplace_resize(const struct config *c, struct source *src,
 		 d.join, d.leave, nm->master_addr, port,
 		 (unsigned long long)nm->generation,
 		 own ? "launcher" : "elasticd");
+	ledger_path(path);
 	inplace_relaunch_table(c, l, nm, jl);
 	*ms = *nm;
 	want = (size_t)nm->nnodes * c->nproc_per_node;

@@ -454,23 +454,56 @@ enum fetch_result elasticd_fetch(const struct apiclient *c, uint32_t job,
 	return fr;
 }
 
+/* POST path: FETCH_OK when elasticd answered (*status; err set with the
+ * answer's first line unless it is 202, accepted), else why not, with
+ * err set (*status too for an answer not proven elasticd's). */
+static enum fetch_result post_answered(const struct apiclient *c,
+				       const char *path, unsigned timeout_ms,
+				       long *status, elastic_error_t *err)
+{
+	struct apiclient_body b = { .max = 4096 };
+	enum fetch_result fr;
+
+	fr = request(c, "POST", path, timeout_ms, status, &b, err);
+	if (fr == FETCH_OK && *status != 202)
+		elastic_errorf(err, "elasticd at %s answered %ld%s%.*s",
+			       c->server, *status, b.data ? ": " : "",
+			       b.data ? (int)strcspn(b.data, "\r\n") : 0,
+			       b.data ? b.data : "");
+	free(b.data);
+	return fr;
+}
+
 /* POST path, whose answer must be 202 (accepted).  0, or -1 with err
  * set (the answer's first line when elasticd refused). */
 static int post_accepted(const struct apiclient *c, const char *path,
 			 unsigned timeout_ms, elastic_error_t *err)
 {
-	struct apiclient_body b = { .max = 4096 };
-	long status;
+	long status = 0;
 
-	if (request(c, "POST", path, timeout_ms, &status, &b, err) != FETCH_OK)
-		status = 0;
-	else if (status != 202)
-		elastic_errorf(err, "elasticd at %s answered %ld%s%.*s",
-			       c->server, status, b.data ? ": " : "",
-			       b.data ? (int)strcspn(b.data, "\r\n") : 0,
-			       b.data ? b.data : "");
-	free(b.data);
+	if (post_answered(c, path, timeout_ms, &status, err) != FETCH_OK)
+		return -1;
 	return status == 202 ? 0 : -1;
+}
+
+int elasticd_account(const struct apiclient *c, uint32_t job, const char *query,
+		     unsigned timeout_ms, elastic_error_t *err)
+{
+	enum fetch_result fr;
+	char *path;
+	long status = 0;
+
+	if (asprintf(&path, "/v1/groups/%u/account?%s", job, query) < 0)
+		return elastic_errorf(err, "account: out of memory");
+	fr = post_answered(c, path, timeout_ms, &status, err);
+	free(path);
+	if (fr == FETCH_OK && status == 202)
+		return 0;
+	/* An elasticd without the route answers 404 unsigned: taken for
+	 * what it says, it only stops a message (the reports go on). */
+	if ((fr == FETCH_OK || fr == FETCH_UNVERIFIED) && status == 404)
+		return 1;
+	return -1;
 }
 
 int elasticd_notify(const struct apiclient *c, uint32_t job, const char *event,

@@ -166,4 +166,13 @@ int elasticd_suspect(const struct apiclient *c, uint32_t job, const char *node,
 int elasticd_notify(const struct apiclient *c, uint32_t job, const char *event,
 		    unsigned timeout_ms, elastic_error_t *err);
 
+/*
+ * POST /v1/groups/<job>/account?<query>: the launcher's ledger (query:
+ * tally_format()'s pairs, elastic-run(1), ACCOUNTING).  0 when elasticd
+ * kept it, 1 when it answered 404 (an elasticd that keeps no accounts,
+ * or a group it does not know), -1 with err set otherwise.
+ */
+int elasticd_account(const struct apiclient *c, uint32_t job, const char *query,
+		     unsigned timeout_ms, elastic_error_t *err);
+
 #endif

@@ -48,6 +48,8 @@ static bool watch_fault(const struct config *c, struct source *src,
 			 lost.job, lost.silent_s, lost.heard ? "yes" : "no");
 	snprintf(w->lost_node, sizeof(w->lost_node), "%s", lost.node);
 	w->lost_job = lost.job;
+	if (lost.silent_s > 0)
+		w->onset = now_s() - lost.silent_s;
 	return true;
 }
 /* Ranks that failed: in a rendezvous or a collective across a split
@@ -127,6 +129,7 @@ void watch_launch(const struct config *c, struct source *src,
 			timeline("ranks-up", restart, ms->nnodes, "ranks=%u",
 				 ms->nnodes * c->nproc_per_node);
 			report_up(c, src, ms);
+			ledger_up();
 		}
 		/* slurmctld restarted during the launch may have brought
 		 * ghosts back: a launch waiting on them starts again. */
@@ -157,6 +160,7 @@ void watch_launch(const struct config *c, struct source *src,
 		inplace_capable(c, ms);
 		sparecheck_tend(c, src, ms, restart);
 		spares_tend(c, ms, restart);
+		ledger_tick(src, ms);
 	}
 
 	if (watch_split(ms, l, restart, w))
@@ -228,6 +232,7 @@ void end_launch(const struct config *c, struct source *src, struct launch *l,
 
 	timeline("event", restart, ms->nnodes, "cause=%s %s", w->cause,
 		 w->detail);
+	ledger_event(w);
 	if (lost)
 		release_lost(c, src, ms, l, w, restart);
 	if (running)
@@ -243,6 +248,7 @@ void end_launch(const struct config *c, struct source *src, struct launch *l,
 			raise_launch(c, l, 0, &relayed);
 			last_raise = now_s();
 		}
+		ledger_tick(src, NULL);
 		sleep_ms(POLL_MS);
 	}
 	waited = now_s() - t_event;
@@ -262,6 +268,7 @@ void end_launch(const struct config *c, struct source *src, struct launch *l,
 		src->exit_ms = (long)(waited * 1000);
 	}
 	ckpt_pass(c, restart, ms->nnodes);
+	ledger_tick(src, NULL);
 }
 /* What the decision needs to know of a launch that is over. */
 void observe(const struct config *c, struct source *src, struct members *ms,

@@ -280,6 +280,7 @@ static int wait_for_world(const struct config *c, struct source *src,
 		 ms->degraded ? "DEGRADED" : "not-formed", c->opts.min);
 	while (!got_stop) {
 		sleep_ms(ED_POLL_MS);
+		ledger_tick(src, NULL);
 		fr = ed_fetch(c, src, ms);
 		if (fr == FETCH_OK && !world_current(ms, after_gen))
 			continue;
@@ -348,6 +349,7 @@ int current_members(const struct config *c, struct source *src,
 				break;
 			if (now_s() >= deadline)
 				break;
+			ledger_tick(src, NULL);
 			sleep_ms(ED_RETRY_MS);
 		}
 		if (src->ed_mode &&
