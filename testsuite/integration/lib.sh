@@ -326,3 +326,19 @@ cpu_unthrottle() {
 	rmdir "$_t_cpu_cg" 2>/dev/null
 	return 0
 }
+
+# account_of FILE: the pairs of elastic-run's account line in FILE
+# (elastic-run(1), ACCOUNTING); account_field PAIRS KEY: a value of them.
+account_of() { sed -n 's/^elastic-run: account: //p' "$1"; }
+account_field() { printf '%s\n' "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
+# account_adds_up PAIRS: held is the sum of the causes, within 1000
+# node-ms (both said).
+account_adds_up() {
+	local c sum=0 held
+	for c in training waiting resize_restart resize_inplace resize_swap detect redo checkpoint outside; do
+		sum=$((sum + $(account_field "$1" "${c}_nms")))
+	done
+	held=$(account_field "$1" held_nms)
+	diag "held: $held node-ms; the sum of the causes: $sum"
+	[ -n "$held" ] && [ $((held > sum ? held - sum : sum - held)) -le 1000 ]
+}
