@@ -1,7 +1,12 @@
 /* The launcher's ledger fed, and its reports (ledger.h). */
 #include "config.h"
 
+#include <slurm/slurm.h>
+
 #include "elastic-run.h"
+#include "common/options.h"
+#include "common/slurm_compat.h"
+#include "elastic-event/jobload.h"
 #include "tally.h"
 #include "detect.h"
 #include "ledger.h"
@@ -9,6 +14,9 @@
 /* Nodes whose last save is remembered (more: their saves go unseen). */
 #define LEDGER_NODES 1024
 #define LEDGER_LINE  4096
+/* How long the launcher's end waits for elasticd to write the ratios
+ * into the base's AdminComment. */
+#define LEDGER_NOTE_WAIT_MS 3000
 
 struct ledger_save {
 	char node[64];
@@ -23,6 +31,9 @@ static struct ledger {
 	double next; /* the next periodic report (monotonic s) */
 	/* What elasticd's answers said, once each. */
 	bool said_404, said_failed;
+	/* A world launched or up since the last event: an event now is a
+	 * new one, not the last said again. */
+	bool launched;
 	/* The spares last seen: one in the next world is a swap. */
 	uint32_t spare[MEMBERS_SPARES_MAX];
 	size_t nspare;
@@ -102,6 +113,7 @@ void ledger_launch(const struct members *ms, unsigned restart)
 {
 	if (!lg.on)
 		return;
+	lg.launched = true;
 	if (restart > 0)
 		tally_path(&lg.a, ledger_now(),
 			   ledger_swapped(ms) ? TALLY_SWAP : TALLY_RESTART);
@@ -112,8 +124,10 @@ void ledger_launch(const struct members *ms, unsigned restart)
 
 void ledger_up(void)
 {
-	if (lg.on)
-		tally_up(&lg.a, ledger_now());
+	if (!lg.on)
+		return;
+	lg.launched = true;
+	tally_up(&lg.a, ledger_now());
 }
 
 void ledger_event(const struct watch *w)
@@ -122,6 +136,11 @@ void ledger_event(const struct watch *w)
 
 	if (!lg.on || !w->cause || w->stopping)
 		return;
+	/* The same event again (an in-place resize that fell back to a
+	 * relaunch): a new one comes after a launch. */
+	if (lg.a.phase == TALLY_PH_RESIZE && !lg.launched)
+		return;
+	lg.launched = false;
 	if (w->onset > 0)
 		tally_detect(&lg.a, t, ledger_ms(w->onset),
 			     tally_kind_of(w->cause));
@@ -131,7 +150,9 @@ void ledger_event(const struct watch *w)
 
 void ledger_relaunch(bool retry)
 {
-	if (lg.on)
+	/* After an event the resize is under way already: that event is
+	 * its cause, not a second one. */
+	if (lg.on && lg.a.phase != TALLY_PH_RESIZE)
 		tally_event(&lg.a, ledger_now(),
 			    retry ? TALLY_CRASH : TALLY_CHANGE);
 }
@@ -212,20 +233,21 @@ static bool ledger_to_elasticd(const struct source *src)
 	return src->have_ed && src->ed_mode;
 }
 
-/* The report to elasticd; what it answered said once. */
-static void ledger_send(const struct source *src, bool final)
+/* The report to elasticd; what it answered said once.  0 when it was
+ * kept, 1 when elasticd keeps no accounts, -1 when it failed. */
+static int ledger_send(const struct source *src, bool final)
 {
 	char q[LEDGER_LINE];
 	elastic_error_t err;
 	int rc;
 
 	if (tally_format(&lg.a, ledger_unix_ms(), '&', final, q, sizeof(q)) < 0)
-		return;
+		return -1;
 	rc = elasticd_account(&src->ed, lg.job, q, LEDGER_TIMEOUT_MS, &err);
 	if (rc == 0) {
 		tally_sent(&lg.a);
 		lg.said_failed = false;
-		return;
+		return 0;
 	}
 	if (rc > 0) {
 		/* An elasticd that keeps no accounts: the ledger is ours. */
@@ -236,7 +258,7 @@ static void ledger_send(const struct source *src, bool final)
 				  src->ed.server, lg.job);
 		lg.said_404 = true;
 		tally_sent(&lg.a);
-		return;
+		return 1;
 	}
 	if (!lg.said_failed)
 		elog_warn("the account to elasticd: %s (sent again in %u s)",
@@ -245,6 +267,7 @@ static void ledger_send(const struct source *src, bool final)
 		elog_debug("the account to elasticd: %s", err.text);
 	lg.said_failed = true;
 	tally_tried(&lg.a);
+	return -1;
 }
 
 void ledger_tick(const struct source *src, const struct members *ms)
@@ -262,6 +285,42 @@ void ledger_tick(const struct source *src, const struct members *ms)
 	ledger_send(src, false);
 }
 
+/* Does the job's AdminComment carry elasticd's note of its end? */
+static bool ledger_noted(void)
+{
+	job_info_msg_t *msg = NULL;
+	bool noted = false;
+
+	if (job_load(lg.job, &msg, NULL) == 0 && msg->record_count > 0) {
+		const char *c = msg->job_array[0].admin_comment;
+
+		noted = c && strstr(c, ELASTIC_TAG_END "goodput=");
+	}
+	if (msg)
+		compat_free_job_info_msg(msg);
+	return noted;
+}
+
+/* elasticd writes the ratios into the base's AdminComment at the cycle
+ * the final report wakes, and Slurm refuses it once the job ended: the
+ * launcher, whose end ends the job, waits for it (a few reads of its
+ * own job, once) so that sacct keeps them. */
+static void ledger_wait_noted(void)
+{
+	double end = now_s() + LEDGER_NOTE_WAIT_MS / 1000.0;
+
+	while (!ledger_noted()) {
+		if (now_s() >= end) {
+			elog_info("elasticd did not note job %u's account in "
+				  "its AdminComment within %u ms: sacct will "
+				  "not show it",
+				  lg.job, LEDGER_NOTE_WAIT_MS);
+			return;
+		}
+		sleep_ms(100);
+	}
+}
+
 void ledger_end(const struct source *src)
 {
 	char line[LEDGER_LINE];
@@ -269,8 +328,8 @@ void ledger_end(const struct source *src)
 	if (!lg.on)
 		return;
 	tally_end(&lg.a, ledger_now());
-	if (ledger_to_elasticd(src))
-		ledger_send(src, true);
+	if (ledger_to_elasticd(src) && ledger_send(src, true) == 0)
+		ledger_wait_noted();
 	if (tally_format(&lg.a, ledger_unix_ms(), ' ', true, line,
 			 sizeof(line)) < 0)
 		return;

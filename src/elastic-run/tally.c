@@ -199,8 +199,20 @@ static enum tally_kind tally_named(const struct tally *a)
 
 void tally_event(struct tally *a, uint64_t t, enum tally_kind kind)
 {
+	bool interrupted = a->phase == TALLY_PH_RESIZE;
+
 	tally_advance(a, t);
-	if (a->phase != TALLY_PH_TRAINING && a->phase != TALLY_PH_REDO)
+	if (interrupted) {
+		/* Another event before the resize's world stepped (a
+		 * preemption right after a growth): the first is said,
+		 * named by the world it reached; its resize, which never
+		 * reached a first step, is not.  The new event is said at
+		 * its own first step, not to take the one report's place. */
+		if (!a->kind_said) {
+			a->event_due = true;
+			a->event_kind = tally_named(a);
+		}
+	} else if (a->phase != TALLY_PH_TRAINING && a->phase != TALLY_PH_REDO)
 		return;
 	a->phase = TALLY_PH_RESIZE;
 	a->kind = kind;
@@ -212,7 +224,8 @@ void tally_event(struct tally *a, uint64_t t, enum tally_kind kind)
 	a->provisional = false;
 	a->changed = true;
 	/* A signal is named by the next world. */
-	a->kind_said = kind != TALLY_SIGNAL && kind != TALLY_CHANGE;
+	a->kind_said =
+	    !interrupted && kind != TALLY_SIGNAL && kind != TALLY_CHANGE;
 	if (a->kind_said) {
 		a->event_due = true;
 		a->event_kind = kind;

@@ -96,6 +96,47 @@ static void relaunch_growth_redo(void **state)
 }
 
 /* The path said during the resize takes what it cost so far. */
+/* A preemption before the grown world stepped: both events said, the
+ * growth named by the world it reached, the preemption by its own; the
+ * interrupted resize is no resize (no first step), the second is. */
+static void event_during_resize(void **state)
+{
+	struct tally a;
+
+	(void)state;
+	two_training(&a);
+	tally_event(&a, 5000, TALLY_SIGNAL);
+	tally_sizes(&a, 6000, 4, 4);
+	tally_up(&a, 7000); /* ranks up, no step heard */
+	tally_event(&a, 8000, TALLY_SIGNAL);
+	invariants(&a);
+	assert_true(a.event_due);
+	assert_int_equal(a.event_kind, TALLY_GROWTH);
+	assert_false(a.resize_due);
+	tally_sent(&a);
+	tally_sizes(&a, 8500, 2, 2);
+	tally_step(&a, 9000, 31);
+	invariants(&a);
+	assert_true(a.event_due);
+	assert_int_equal(a.event_kind, TALLY_PREEMPTION);
+	assert_true(a.resize_due);
+	assert_int_equal(a.done.kind, TALLY_PREEMPTION);
+	assert_int_equal(a.done.ms, 1000);
+	assert_int_equal(a.done.seq, 1);
+	/* A known kind during a resize waits for its first step too. */
+	tally_sent(&a);
+	tally_event(&a, 10000, TALLY_SIGNAL);
+	tally_event(&a, 10500, TALLY_CRASH);
+	assert_true(a.event_due);
+	assert_int_equal(a.event_kind, TALLY_PREEMPTION);
+	tally_sent(&a);
+	tally_step(&a, 12000, 40);
+	assert_int_equal(a.event_kind, TALLY_CRASH);
+	assert_int_equal(a.done.kind, TALLY_CRASH);
+	assert_int_equal(a.done.ms, 1500);
+	invariants(&a);
+}
+
 static void inplace_and_swap(void **state)
 {
 	struct tally a;
@@ -361,6 +402,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(waiting_then_training),
 		cmocka_unit_test(relaunch_growth_redo),
+		cmocka_unit_test(event_during_resize),
 		cmocka_unit_test(inplace_and_swap),
 		cmocka_unit_test(detect_from_onset),
 		cmocka_unit_test(checkpoint_stall),
