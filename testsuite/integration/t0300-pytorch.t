@@ -6,12 +6,15 @@
 # checkpoint at the new world size; at the end every sample of every epoch
 # was processed exactly once (beyond the steps after the last periodic
 # checkpoint that the failed node's world redid) and the loss decreased.
+# Then what its owner looks at: elasticctl report's accounting (held =
+# training + each lost cause), the picture with the story's events, and
+# the ratios in sacct.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/elasticd.sh"
 . "$(dirname "$0")/pytorch.sh"
 ed_setup
 
-plan 31
+plan 41
 
 pytorch_setup
 
@@ -114,6 +117,32 @@ like "the worlds, in order: 1, 4, 2, 4, 3, 4 (sizes on the way up allowed)" \
 	"$(echo "$worlds" | tr -s ' ' | sed 's/ $//')" '^1 ([23] )*4 2 (3 )?4 3 4$'
 steps=$(log '^train_ddp: done: ' | sed -E 's/.* ([0-9]+) steps.*/\1/')
 is "the total number of steps is that of an uninterrupted run" "$steps" "$((EPOCHS * STEPS_PER_EPOCH))"
+
+# --- what the researcher looks at: the job's accounting and its picture -----------------
+# elastic-run reported its ledger to elasticd all along, the last one
+# final: held = training + every lost cause (within a node-second), the
+# story's events (growth, preemption, crash) among them, steps as trained.
+rep=$(ctl "$TEST_USER" report "$base" 2>&1)
+ok "elasticctl report: held = training + lost adds up" grep -q 'adds up' <<<"$rep"
+diag "report:" && sed 's/^/#   /' <<<"$rep"
+ctl "$TEST_USER" report --json "$base" >"$W/account.json" 2>&1
+acct_check() { # acct_check WHAT: one judgement of the document (account.py)
+	"$PYTHON" "$ELASTIC_SRCDIR/testsuite/integration/account.py" "$W/account.json" "$@"
+}
+ok "... its JSON: the causes add up to held within a second" acct_check adds-up 1.0
+ok "... the ledger is final (the launcher ended)" acct_check final
+ok "... growth, preemption and crash among its events and its resizes" acct_check kinds growth preemption crash
+# Steps as the nodes' heartbeats heard them: the last beat's.
+acct_steps=$(acct_check steps)
+ok "... its steps ($acct_steps) are the training's ($steps), but those after the last heartbeat (20 at most)" \
+	eval '[ "$acct_steps" -le "$steps" ] && [ "$acct_steps" -ge $((steps - 20)) ]'
+
+ok "... goodput and ETTR are fractions above 0" acct_check ratios
+ok "the picture: elasticctl report --png --svg" ctl "$TEST_USER" report --png "$W/report.png" --svg "$W/report.svg" "$base"
+ok "... the PNG has a size (IHDR) and content" acct_check png "$W/report.png"
+ok "... the SVG marks growth, preemption and crash" acct_check svg "$W/report.svg" growth preemption crash
+sacct_ratio() { sacct -n -X -j "$base" -o AdminComment%400 2>/dev/null | grep -q 'goodput=0\.[0-9]* ettr='; }
+ok "sacct shows the base's goodput and ETTR (AdminComment)" wait_until 60 sacct_ratio
 ok "checkpoints were written in --elastic-checkpoint-dir" test -n "$(ls "$W/ckpt/$base" 2>/dev/null)"
 diag "timeline:" && grep -E 'elastic-run: .*event=(launch|relaunch|event|ranks-up|done)' "$out" | sed 's/^/#   /' || true
 # No false alarm through imports, checkpoints, resizes and a loaded
