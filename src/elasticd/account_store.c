@@ -252,12 +252,18 @@ static size_t due(const struct elasticd_view *v, int64_t now_ms,
 }
 
 /* Under the lock: forget the accounts written whose group ended. */
+/* Ended groups' accounts are served from their files; without a state
+ * directory they stay in memory (elasticctl report of a job that just
+ * ended) while the store is less than half full. */
+#define STORE_ENDED_MAX (STORE_MAX / 2)
+
 static void forget_ended(const struct elasticd_view *v)
 {
 	for (size_t i = 0; i < st.n;) {
 		struct store_entry *e = &st.e[i];
+		bool kept = *st.dir ? e->dirty : v && st.n <= STORE_ENDED_MAX;
 
-		if ((e->dirty && *st.dir) || is_live(v, e->a->id)) {
+		if (kept || is_live(v, e->a->id)) {
 			i++;
 			continue;
 		}

@@ -111,8 +111,14 @@ node=${unit#* }
 say "node $node crashes: every process on it dies, its link goes down (minicluster crash)"
 "$MC" crash "$node" >/dev/null || die "minicluster crash $node failed"
 world 3
-say "node $node boots again (minicluster boot)"
+say "node $node boots again (minicluster boot); elasticd drained it as lost, the admin returns it: scontrol update NodeName=$node State=RESUME"
 "$MC" boot "$node" >/dev/null || die "minicluster boot $node failed"
+# Once its slurmd answers (a resume before that leaves it down).
+back() {
+	scontrol update NodeName="$node" State=RESUME 2>/dev/null
+	sinfo -h -n "$node" -o '%t' | grep -qE '^(idle|mix|alloc)$'
+}
+wait_for 60 "$node back in service" back
 world 4
 
 say "training runs to the end"
@@ -137,3 +143,13 @@ if [ $rc = 0 ]; then
 else
 	die "the sample check failed"
 fi
+
+say "the job's accounting: elasticctl report $jid"
+# elastic-run's last report reaches elasticd as the job ends.
+final_() { "$CTL" report --json "$jid" 2>/dev/null | grep -q '"ended": *true'; }
+wait_for 30 "the job's final account" final_
+"$CTL" report "$jid" | sed 's/^/    /'
+"$CTL" report --png "$work/report.png" --svg "$work/report.svg" "$jid" >/dev/null ||
+	die "elasticctl report --png --svg failed"
+echo "    its picture: $work/report.png and $work/report.svg"
+echo "    in sacct: $(sacct -n -X -j "$jid" -o AdminComment%300 | sed 's/.* | //; s/ *$//')"
