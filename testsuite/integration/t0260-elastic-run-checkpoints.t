@@ -82,7 +82,7 @@ resume() { # resume NAME SPEC: a job resuming from SPEC; prints its prev.0 or it
 	j=$(sbatch --parsable --elastic-min=1 --elastic-max=1 "--elastic-checkpoint-dir=$tmp/ck/%j" \
 		"--elastic-resume-from=$2" -o "$w/out" --export=ALL,W="$w" --wrap "exec $RUN --elasticd=none -- $tmp/worker.sh")
 	wait_until 60 job_gone_or_done "$j" || return 1
-	cat "$w/prev.0" 2>/dev/null || grep -v ' event=' "$w/out"
+	cat "$w/prev.0" 2>/dev/null || grep -v -e ' event=' -e '^elastic-run: account: ' "$w/out"
 }
 is "--elastic-resume-from=JOB: the earlier job's newest checkpoint" "$(resume b "$jid")" "$dir/ckpt-0010.bin"
 is "--elastic-resume-from=JOB@STEP: that step's" "$(resume c "$jid@9")" "$dir/ckpt-0009.bin"
