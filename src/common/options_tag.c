@@ -125,18 +125,20 @@ int options_parse_tag(const char *tag, struct elastic_opts *o,
 	char *save = NULL, *word;
 	const size_t plen = strlen(ELASTIC_TAG_PREFIX);
 
-	const char *end;
+	const char *body, *end;
 
 	if (!tag || strncmp(tag, ELASTIC_TAG_PREFIX " ", plen + 1))
 		return elastic_errorf(err, "not an elastic tag");
-	/* What follows " | " is elasticd's note at the group's end. */
-	end = strstr(tag, ELASTIC_TAG_END);
+	/* What follows " | " is elasticd's note at the group's end (looked
+	 * for in the words alone: the prefix's space is not its start). */
+	body = tag + plen + 1;
+	end = strstr(body, ELASTIC_TAG_END);
 	if (!end)
-		end = tag + strlen(tag);
-	if ((size_t)(end - tag) >= sizeof(buf))
+		end = body + strlen(body);
+	if ((size_t)(end - body) >= sizeof(buf))
 		return elastic_errorf(err, "elastic tag too long");
-	memcpy(buf, tag + plen + 1, (size_t)(end - tag) - plen - 1);
-	buf[(end - tag) - plen - 1] = '\0';
+	memcpy(buf, body, (size_t)(end - body));
+	buf[end - body] = '\0';
 	for (word = strtok_r(buf, " ", &save); word;
 	     word = strtok_r(NULL, " ", &save)) {
 		char *eq = strchr(word, '=');

@@ -371,6 +371,9 @@ static void tag_account_note(void **state)
 	snprintf(noted, sizeof(noted), "%s | max=9 oops", tag);
 	assert_int_equal(options_parse_tag(noted, &o, &err), 0);
 	assert_int_equal(o.max, 2);
+	/* The prefix's space is no start of a note (the fuzzer's case: a
+	 * copy of -1 bytes). */
+	assert_int_equal(options_parse_tag("elastic:v1 | x", &o, &err), -1);
 }
 
 /* Must fail with msg, leaving o untouched. */
