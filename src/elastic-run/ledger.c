@@ -116,7 +116,8 @@ void ledger_launch(const struct members *ms, unsigned restart)
 	lg.launched = true;
 	if (restart > 0)
 		tally_path(&lg.a, ledger_now(),
-			   ledger_swapped(ms) ? TALLY_SWAP : TALLY_RESTART);
+			   ledger_swapped(ms) ? ACCTNAMES_PATH_SWAP
+					      : ACCTNAMES_PATH_RESTART);
 	ledger_world(ms);
 	/* New processes: their saves are all to come. */
 	lg.nsave = 0;
@@ -161,7 +162,8 @@ void ledger_path(const char *path)
 {
 	if (lg.on)
 		tally_path(&lg.a, ledger_now(),
-			   !strcmp(path, "swap") ? TALLY_SWAP : TALLY_INPLACE);
+			   !strcmp(path, "swap") ? ACCTNAMES_PATH_SWAP
+						 : ACCTNAMES_PATH_INPLACE);
 }
 
 /* Node's save of save_ms, as its heartbeat says: a new one when it

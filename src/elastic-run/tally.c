@@ -7,39 +7,18 @@
 
 #include "tally.h"
 
-static const char *const tally_causes[TALLY_NCAUSES] = {
-	[TALLY_TRAINING] = "training",
-	[TALLY_WAITING] = "waiting",
-	[TALLY_RESIZE_RESTART] = "resize_restart",
-	[TALLY_RESIZE_INPLACE] = "resize_inplace",
-	[TALLY_RESIZE_SWAP] = "resize_swap",
-	[TALLY_DETECT] = "detect",
-	[TALLY_REDO] = "redo",
-	[TALLY_CHECKPOINT] = "checkpoint",
-	[TALLY_OUTSIDE] = "outside",
-};
-
-const char *tally_cause_name(enum tally_cause c)
-{
-	return c < TALLY_NCAUSES ? tally_causes[c] : "?";
-}
-
 const char *tally_phase_name(enum tally_phase p)
 {
-	static const char *const n[] = { "waiting", "training", "resize",
-					 "redo", "ended" };
-
-	return (size_t)p < sizeof(n) / sizeof(n[0]) ? n[p] : "?";
+	return acctnames_phase_name((enum acctnames_phase)p);
 }
 
 const char *tally_kind_name(enum tally_kind k)
 {
-	static const char *const n[] = {
-		"growth",     "preemption", "crash",	  "hang",   "straggler",
-		"spare-swap", "shrink",	    "preemption", "shrink",
-	};
-
-	return (size_t)k < sizeof(n) / sizeof(n[0]) ? n[k] : "?";
+	if (k == TALLY_SIGNAL)
+		k = TALLY_PREEMPTION;
+	else if (k == TALLY_CHANGE)
+		k = TALLY_SHRINK;
+	return acctnames_kind_name((enum acctnames_kind)k);
 }
 
 enum tally_kind tally_kind_of(const char *cause)
@@ -63,18 +42,11 @@ enum tally_kind tally_kind_of(const char *cause)
 	return TALLY_SIGNAL; /* signal, raised, ranks-event */
 }
 
-const char *tally_path_name(enum tally_path p)
+static enum acctnames_cause tally_resize_cause(enum acctnames_path p)
 {
-	static const char *const n[] = { "restart", "inplace", "swap" };
-
-	return (size_t)p < sizeof(n) / sizeof(n[0]) ? n[p] : "?";
-}
-
-static enum tally_cause tally_resize_cause(enum tally_path p)
-{
-	return p == TALLY_INPLACE ? TALLY_RESIZE_INPLACE
-	       : p == TALLY_SWAP  ? TALLY_RESIZE_SWAP
-				  : TALLY_RESIZE_RESTART;
+	return p == ACCTNAMES_PATH_INPLACE ? ACCTNAMES_CAUSE_RESIZE_INPLACE
+	       : p == ACCTNAMES_PATH_SWAP  ? ACCTNAMES_CAUSE_RESIZE_SWAP
+					   : ACCTNAMES_CAUSE_RESIZE_RESTART;
 }
 
 void tally_init(struct tally *a, uint64_t t0, uint64_t merge_ms)
@@ -121,13 +93,13 @@ void tally_advance(struct tally *a, uint64_t t)
 	w = a->world;
 	h = a->held > a->world ? a->held : a->world;
 	a->held_nms += h * dt;
-	a->nms[TALLY_OUTSIDE] += (h - w) * dt;
+	a->nms[ACCTNAMES_CAUSE_OUTSIDE] += (h - w) * dt;
 	switch (a->phase) {
 	case TALLY_PH_WAITING:
-		a->nms[TALLY_WAITING] += w * dt;
+		a->nms[ACCTNAMES_CAUSE_WAITING] += w * dt;
 		break;
 	case TALLY_PH_TRAINING:
-		a->nms[TALLY_TRAINING] += w * dt;
+		a->nms[ACCTNAMES_CAUSE_TRAINING] += w * dt;
 		if (w)
 			tally_at_of(a, a->world)->nms += w * dt;
 		a->seg_nms += w * dt;
@@ -139,7 +111,7 @@ void tally_advance(struct tally *a, uint64_t t)
 		a->resize_nms += w * dt;
 		break;
 	case TALLY_PH_REDO:
-		a->nms[TALLY_REDO] += w * dt;
+		a->nms[ACCTNAMES_CAUSE_REDO] += w * dt;
 		break;
 	case TALLY_PH_ENDED:
 		break;
@@ -149,7 +121,7 @@ void tally_advance(struct tally *a, uint64_t t)
 /* The last wall_ms of this world's training moved to cause (at most
  * what the world trained since it began). */
 static void tally_untrain(struct tally *a, uint64_t wall_ms,
-			  enum tally_cause cause)
+			  enum acctnames_cause cause)
 {
 	uint64_t nms;
 
@@ -163,7 +135,7 @@ static void tally_untrain(struct tally *a, uint64_t wall_ms,
 	a->seg_wall -= wall_ms;
 	a->seg_nms -= nms;
 	a->train_wall_ms -= wall_ms;
-	a->nms[TALLY_TRAINING] -= nms;
+	a->nms[ACCTNAMES_CAUSE_TRAINING] -= nms;
 	tally_at_of(a, a->world)->nms -= nms;
 	a->nms[cause] += nms;
 }
@@ -216,7 +188,7 @@ void tally_event(struct tally *a, uint64_t t, enum tally_kind kind)
 		return;
 	a->phase = TALLY_PH_RESIZE;
 	a->kind = kind;
-	a->path = TALLY_RESTART;
+	a->path = ACCTNAMES_PATH_RESTART;
 	a->event_t = t;
 	a->resize_nms = 0;
 	a->w_before = a->world;
@@ -241,12 +213,12 @@ void tally_detect(struct tally *a, uint64_t t, uint64_t onset,
 	if (a->phase == TALLY_PH_TRAINING) {
 		from = onset > a->seg_start ? onset : a->seg_start;
 		if (t > from)
-			tally_untrain(a, t - from, TALLY_DETECT);
+			tally_untrain(a, t - from, ACCTNAMES_CAUSE_DETECT);
 	}
 	tally_event(a, t, kind);
 }
 
-void tally_path(struct tally *a, uint64_t t, enum tally_path path)
+void tally_path(struct tally *a, uint64_t t, enum acctnames_path path)
 {
 	tally_advance(a, t);
 	if (a->phase != TALLY_PH_RESIZE || path == a->path)
@@ -281,8 +253,8 @@ static void tally_first(struct tally *a, uint64_t t, uint64_t step)
 			a->event_due = true;
 			a->event_kind = tally_named(a);
 		}
-		a->done.kind =
-		    a->path == TALLY_SWAP ? TALLY_SPARE_SWAP : tally_named(a);
+		a->done.kind = a->path == ACCTNAMES_PATH_SWAP ? TALLY_SPARE_SWAP
+							      : tally_named(a);
 		a->done.path = a->path;
 		a->done.ms = t - a->event_t;
 		a->done.seq = ++a->seq;
@@ -305,7 +277,7 @@ void tally_up(struct tally *a, uint64_t t)
 	    (a->phase != TALLY_PH_WAITING && a->phase != TALLY_PH_RESIZE))
 		return;
 	a->prov_cause = a->phase == TALLY_PH_WAITING
-			    ? TALLY_WAITING
+			    ? ACCTNAMES_CAUSE_WAITING
 			    : tally_resize_cause(a->path);
 	tally_first(a, t, 0);
 	a->provisional = true;
@@ -347,7 +319,7 @@ void tally_save(struct tally *a, uint64_t t, uint64_t save_ms)
 		a->save_t = t;
 		a->save_ms = save_ms;
 	}
-	tally_untrain(a, extra, TALLY_CHECKPOINT);
+	tally_untrain(a, extra, ACCTNAMES_CAUSE_CHECKPOINT);
 }
 
 void tally_end(struct tally *a, uint64_t t)
@@ -373,16 +345,16 @@ uint64_t tally_causes_sum(const struct tally *a)
 {
 	uint64_t s = 0;
 
-	for (size_t i = 0; i < TALLY_NCAUSES; i++)
+	for (size_t i = 0; i < ACCTNAMES_NCAUSES; i++)
 		s += a->nms[i];
 	return s;
 }
 
 double tally_goodput(const struct tally *a)
 {
-	return a->held_nms
-		   ? (double)a->nms[TALLY_TRAINING] / (double)a->held_nms
-		   : 0;
+	return a->held_nms ? (double)a->nms[ACCTNAMES_CAUSE_TRAINING] /
+				 (double)a->held_nms
+			   : 0;
 }
 
 double tally_ettr(const struct tally *a)
@@ -443,8 +415,9 @@ int tally_format(const struct tally *a, uint64_t unix_ms, char sep, bool final,
 		  (unsigned long long)a->train_wall_ms);
 	tally_put(buf, len, &n, "%cheld_nms=%llu", sep,
 		  (unsigned long long)a->held_nms);
-	for (size_t i = 0; i < TALLY_NCAUSES; i++)
-		tally_put(buf, len, &n, "%c%s_nms=%llu", sep, tally_causes[i],
+	for (size_t i = 0; i < ACCTNAMES_NCAUSES; i++)
+		tally_put(buf, len, &n, "%c%s_nms=%llu", sep,
+			  acctnames_cause_name(i),
 			  (unsigned long long)a->nms[i]);
 	tally_put(buf, len, &n, "%cat=", sep);
 	tally_put_at(a, sep, buf, len, &n);
@@ -460,7 +433,7 @@ int tally_format(const struct tally *a, uint64_t unix_ms, char sep, bool final,
 	if (a->resize_due)
 		tally_put(buf, len, &n, "%cresize=%s:%s:%llu:%u", sep,
 			  tally_kind_name(a->done.kind),
-			  tally_path_name(a->done.path),
+			  acctnames_path_name(a->done.path),
 			  (unsigned long long)a->done.ms, a->done.seq);
 	if (final)
 		tally_put(buf, len, &n, "%cfinal=1", sep);

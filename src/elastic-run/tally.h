@@ -25,25 +25,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum tally_cause {
-	TALLY_TRAINING,
-	TALLY_WAITING,
-	TALLY_RESIZE_RESTART,
-	TALLY_RESIZE_INPLACE,
-	TALLY_RESIZE_SWAP,
-	TALLY_DETECT,
-	TALLY_REDO,
-	TALLY_CHECKPOINT,
-	TALLY_OUTSIDE,
-	TALLY_NCAUSES
-};
+#include "common/acctnames.h"
 
+/* The causes (enum acctnames_cause) and paths (enum acctnames_path) are
+ * the contract's own.  The phases and kinds below are the launcher's part
+ * of the contract's tables, each value the contract's: the launcher is
+ * never in detect or checkpoint (acctnames.h), and it has two kinds of its
+ * own after the contract's. */
 enum tally_phase {
-	TALLY_PH_WAITING,
-	TALLY_PH_TRAINING,
-	TALLY_PH_RESIZE,
-	TALLY_PH_REDO,
-	TALLY_PH_ENDED,
+	TALLY_PH_WAITING = ACCTNAMES_PHASE_WAITING,
+	TALLY_PH_TRAINING = ACCTNAMES_PHASE_TRAINING,
+	TALLY_PH_RESIZE = ACCTNAMES_PHASE_RESIZE,
+	TALLY_PH_REDO = ACCTNAMES_PHASE_REDO,
+	TALLY_PH_ENDED = ACCTNAMES_PHASE_ENDED,
 };
 
 /* What started a resize.  TALLY_SIGNAL (an elastic signal, reason
@@ -51,18 +45,16 @@ enum tally_phase {
  * named by the next world: larger, growth; else preemption for a
  * signal, shrink for a change. */
 enum tally_kind {
-	TALLY_GROWTH,
-	TALLY_PREEMPTION,
-	TALLY_CRASH,
-	TALLY_HANG,
-	TALLY_STRAGGLER,
-	TALLY_SPARE_SWAP,
-	TALLY_SHRINK,
-	TALLY_SIGNAL,
+	TALLY_GROWTH = ACCTNAMES_KIND_GROWTH,
+	TALLY_PREEMPTION = ACCTNAMES_KIND_PREEMPTION,
+	TALLY_CRASH = ACCTNAMES_KIND_CRASH,
+	TALLY_HANG = ACCTNAMES_KIND_HANG,
+	TALLY_STRAGGLER = ACCTNAMES_KIND_STRAGGLER,
+	TALLY_SPARE_SWAP = ACCTNAMES_KIND_SPARE_SWAP,
+	TALLY_SHRINK = ACCTNAMES_KIND_SHRINK,
+	TALLY_SIGNAL = ACCTNAMES_NKINDS,
 	TALLY_CHANGE,
 };
-
-enum tally_path { TALLY_RESTART, TALLY_INPLACE, TALLY_SWAP };
 
 /* Training by world size: at most this many sizes (more are added to
  * the nearest size kept). */
@@ -76,7 +68,7 @@ struct tally_at {
 /* A resize that ended: event -> first step of the next world. */
 struct tally_resize {
 	enum tally_kind kind; /* spare-swap for the swap path */
-	enum tally_path path;
+	enum acctnames_path path;
 	uint64_t ms;
 	unsigned seq; /* 1, 2, ... */
 };
@@ -86,7 +78,7 @@ struct tally {
 	uint64_t t0, t; /* the start, the last time fed */
 	unsigned held, world;
 	enum tally_phase phase;
-	uint64_t nms[TALLY_NCAUSES];
+	uint64_t nms[ACCTNAMES_NCAUSES];
 	uint64_t held_nms, train_wall_ms;
 	struct tally_at at[TALLY_AT_MAX];
 	size_t nat;
@@ -95,13 +87,13 @@ struct tally {
 	uint64_t steps, redone, last_step, redo_to;
 	bool reporting;	  /* a rank reported a step in this run */
 	bool provisional; /* training from tally_up(), no step heard yet */
-	enum tally_cause prov_cause;
+	enum acctnames_cause prov_cause;
 	/* The training at this world since it began (what may be moved
 	 * out of it). */
 	uint64_t seg_start, seg_nms, seg_wall;
 	/* The resize under way. */
 	enum tally_kind kind;
-	enum tally_path path;
+	enum acctnames_path path;
 	uint64_t event_t, resize_nms;
 	unsigned w_before;
 	bool kind_said; /* its event= was due */
@@ -128,7 +120,7 @@ void tally_event(struct tally *a, uint64_t t, enum tally_kind kind);
 void tally_detect(struct tally *a, uint64_t t, uint64_t onset,
 		  enum tally_kind kind);
 /* The resize under way takes path (restart until said). */
-void tally_path(struct tally *a, uint64_t t, enum tally_path path);
+void tally_path(struct tally *a, uint64_t t, enum acctnames_path path);
 /* The world's ranks all started at t. */
 void tally_up(struct tally *a, uint64_t t);
 /* A rank reported step at t (a record of this world). */
@@ -145,10 +137,10 @@ void tally_sent(struct tally *a);
 /* A report failed: what it carried is due at the next, not at once. */
 void tally_tried(struct tally *a);
 
+/* The contract's names: a signal's is preemption's, a change's shrink's
+ * (until the next world names them). */
 const char *tally_phase_name(enum tally_phase p);
 const char *tally_kind_name(enum tally_kind k);
-const char *tally_path_name(enum tally_path p);
-const char *tally_cause_name(enum tally_cause c);
 /* The kind of event the launcher's cause is (elastic-run(1), TIMELINE:
  * node-lost, hang, ...; an elastic signal for the others). */
 enum tally_kind tally_kind_of(const char *cause);

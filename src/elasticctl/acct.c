@@ -14,18 +14,6 @@
 
 #include "acct.h"
 
-static const char *const cause_names[ACCT_NCAUSES] = {
-	[ACCT_TRAINING] = "training",
-	[ACCT_WAITING] = "waiting",
-	[ACCT_RESIZE_RESTART] = "resize_restart",
-	[ACCT_RESIZE_INPLACE] = "resize_inplace",
-	[ACCT_RESIZE_SWAP] = "resize_swap",
-	[ACCT_DETECT] = "detect",
-	[ACCT_REDO] = "redo",
-	[ACCT_CHECKPOINT] = "checkpoint",
-	[ACCT_OUTSIDE] = "outside",
-};
-
 /* The contract bounds node-milliseconds by 2^53: node-seconds by this. */
 #define MAX_SECONDS 9007199254740.992
 #define MAX_COUNT   1099511627776.0 /* 2^40: steps, sequence numbers */
@@ -33,11 +21,6 @@ static const char *const cause_names[ACCT_NCAUSES] = {
  * node-ms of slack on a held of less) may take them past 1: shown as
  * they are. */
 #define MAX_RATIO 1000.0
-
-const char *acct_cause_name(enum acct_cause c)
-{
-	return c < ACCT_NCAUSES ? cause_names[c] : "?";
-}
 
 static json_object *acct_get(json_object *o, const char *key)
 {
@@ -165,9 +148,9 @@ static int acct_read_causes(json_object *d, struct acct *a,
 	if (acct_num(ns, "node_seconds.", "held", true, MAX_SECONDS, &a->held_s,
 		     err))
 		return -1;
-	for (int c = 0; c < ACCT_NCAUSES; c++)
-		if (acct_num(ns, "node_seconds.", cause_names[c], false,
-			     MAX_SECONDS, &a->cause_s[c], err))
+	for (int c = 0; c < ACCTNAMES_NCAUSES; c++)
+		if (acct_num(ns, "node_seconds.", acctnames_cause_name(c),
+			     false, MAX_SECONDS, &a->cause_s[c], err))
 			return -1;
 	return 0;
 }
@@ -377,15 +360,16 @@ double acct_lost_s(const struct acct *a)
 {
 	double lost = 0;
 
-	for (int c = 0; c < ACCT_NCAUSES; c++)
-		if (c != ACCT_TRAINING)
+	for (int c = 0; c < ACCTNAMES_NCAUSES; c++)
+		if (c != ACCTNAMES_CAUSE_TRAINING)
 			lost += a->cause_s[c];
 	return lost;
 }
 
 bool acct_adds_up(const struct acct *a, double *off)
 {
-	double d = a->held_s - a->cause_s[ACCT_TRAINING] - acct_lost_s(a);
+	double d =
+	    a->held_s - a->cause_s[ACCTNAMES_CAUSE_TRAINING] - acct_lost_s(a);
 
 	if (off)
 		*off = d;

@@ -14,25 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/acctnames.h"
 #include "common/error.h"
-
-/* Where a node-second held goes: each to exactly one cause, so that
- * held = training + the others (the lost). */
-enum acct_cause {
-	ACCT_TRAINING,
-	ACCT_WAITING,
-	ACCT_RESIZE_RESTART,
-	ACCT_RESIZE_INPLACE,
-	ACCT_RESIZE_SWAP,
-	ACCT_DETECT,
-	ACCT_REDO,
-	ACCT_CHECKPOINT,
-	ACCT_OUTSIDE,
-	ACCT_NCAUSES
-};
-
-/* Its name in the document ("resize_restart"). */
-const char *acct_cause_name(enum acct_cause c);
 
 /* Bounds on what is read (elasticd keeps at most 2000 points and 512
  * events; a saved document may come from a later one). */
@@ -71,11 +54,11 @@ struct acct {
 	char user[ACCT_NAME_MAX], account[ACCT_NAME_MAX],
 	    partition[ACCT_NAME_MAX]; /* "" if not given */
 	bool ended;
-	double start, updated;	     /* unix seconds */
-	double wall_s, train_wall_s; /* seconds held, of them training */
-	double held_s;		     /* node-seconds held */
-	double cause_s[ACCT_NCAUSES];
-	struct acct_world_time *at; /* by world size, ascending */
+	double start, updated;		   /* unix seconds */
+	double wall_s, train_wall_s;	   /* seconds held, of them training */
+	double held_s;			   /* node-seconds held */
+	double cause_s[ACCTNAMES_NCAUSES]; /* by enum acctnames_cause */
+	struct acct_world_time *at;	   /* by world size, ascending */
 	size_t nat;
 	uint64_t steps, redone;
 	double goodput, ettr; /* 0..1 */

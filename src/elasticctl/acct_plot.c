@@ -13,17 +13,18 @@
 #include "acct.h"
 #include "textbuf.h"
 
-/* Each event kind's colours: its line and label, its resize's band. */
+/* Each event kind's colours: its line and label, its resize's band.  A
+ * kind without (a later elasticd's) is drawn in the others' grey. */
 static const struct {
-	const char *kind, *line, *band;
-} acct_plot_kinds[] = {
-	{ "growth", "#2e7d32", "#e3f1e4" },
-	{ "preemption", "#ef6c00", "#fdebd9" },
-	{ "crash", "#c62828", "#f9e0e0" },
-	{ "hang", "#6a1b9a", "#eee2f3" },
-	{ "straggler", "#8d6e63", "#f1ece9" },
-	{ "spare-swap", "#1565c0", "#e0eaf6" },
-	{ "shrink", "#546e7a", "#e8ecee" },
+	const char *line, *band;
+} acct_plot_kinds[ACCTNAMES_NKINDS] = {
+	[ACCTNAMES_KIND_GROWTH] = { "#2e7d32", "#e3f1e4" },
+	[ACCTNAMES_KIND_PREEMPTION] = { "#ef6c00", "#fdebd9" },
+	[ACCTNAMES_KIND_CRASH] = { "#c62828", "#f9e0e0" },
+	[ACCTNAMES_KIND_HANG] = { "#6a1b9a", "#eee2f3" },
+	[ACCTNAMES_KIND_STRAGGLER] = { "#8d6e63", "#f1ece9" },
+	[ACCTNAMES_KIND_SPARE_SWAP] = { "#1565c0", "#e0eaf6" },
+	[ACCTNAMES_KIND_SHRINK] = { "#546e7a", "#e8ecee" },
 };
 #define OTHER_LINE "#424242"
 #define OTHER_BAND "#eeeeee"
@@ -116,32 +117,20 @@ char *acct_plot_data(const struct acct *a)
 	return textbuf_take(&b);
 }
 
-static size_t acct_plot_kind(const char *kind)
-{
-	size_t k;
-
-	for (k = 0; k < sizeof(acct_plot_kinds) / sizeof(*acct_plot_kinds); k++)
-		if (!strcmp(acct_plot_kinds[k].kind, kind))
-			break;
-	return k;
-}
-
 static const char *acct_plot_line(const char *kind)
 {
-	size_t k = acct_plot_kind(kind);
+	int k = acctnames_kind_find(kind);
 
-	return k < sizeof(acct_plot_kinds) / sizeof(*acct_plot_kinds)
-		   ? acct_plot_kinds[k].line
-		   : OTHER_LINE;
+	return k >= 0 && acct_plot_kinds[k].line ? acct_plot_kinds[k].line
+						 : OTHER_LINE;
 }
 
 static const char *acct_plot_band(const char *kind)
 {
-	size_t k = acct_plot_kind(kind);
+	int k = acctnames_kind_find(kind);
 
-	return k < sizeof(acct_plot_kinds) / sizeof(*acct_plot_kinds)
-		   ? acct_plot_kinds[k].band
-		   : OTHER_BAND;
+	return k >= 0 && acct_plot_kinds[k].band ? acct_plot_kinds[k].band
+						 : OTHER_BAND;
 }
 
 /* An event of kind at time t: a vertical line, its kind beside it. */

@@ -154,25 +154,27 @@ static void acct_text_causes(struct textbuf *b, const struct acct *a)
 
 	textbuf_printf(b, "\n%-18s %10s %7s\n", "", "node-hours", "share");
 	acct_text_cause_row(b, "held", a->held_s, a->held_s);
-	acct_text_cause_row(b, "training", a->cause_s[ACCT_TRAINING],
+	acct_text_cause_row(b, "training", a->cause_s[ACCTNAMES_CAUSE_TRAINING],
 			    a->held_s);
 	acct_text_cause_row(b, "lost", lost, a->held_s);
-	for (int c = 0; c < ACCT_NCAUSES; c++) {
-		if (c == ACCT_TRAINING)
+	for (int c = 0; c < ACCTNAMES_NCAUSES; c++) {
+		if (c == ACCTNAMES_CAUSE_TRAINING)
 			continue;
-		snprintf(name, sizeof(name), "  %s", acct_cause_name(c));
+		snprintf(name, sizeof(name), "  %s", acctnames_cause_name(c));
 		acct_text_cause_row(b, name, a->cause_s[c], a->held_s);
 	}
 	if (acct_adds_up(a, &off))
 		textbuf_printf(b,
 			       "held = training + lost: %.1f = %.1f + %.1f "
 			       "node-seconds: adds up\n",
-			       a->held_s, a->cause_s[ACCT_TRAINING], lost);
+			       a->held_s, a->cause_s[ACCTNAMES_CAUSE_TRAINING],
+			       lost);
 	else
 		textbuf_printf(b,
 			       "held = training + lost: %.1f != %.1f + %.1f "
 			       "node-seconds: does NOT add up (off by %.1f)\n",
-			       a->held_s, a->cause_s[ACCT_TRAINING], lost, off);
+			       a->held_s, a->cause_s[ACCTNAMES_CAUSE_TRAINING],
+			       lost, off);
 }
 
 /* Training at each world size; the steps. */
@@ -190,9 +192,9 @@ static void acct_text_worlds(struct textbuf *b, const struct acct *a)
 			    acct_text_duration(wall, sizeof(wall),
 					       a->at[i].node_s /
 						   a->at[i].world),
-			    acct_text_share(share, sizeof(share),
-					    a->at[i].node_s,
-					    a->cause_s[ACCT_TRAINING]));
+			    acct_text_share(
+				share, sizeof(share), a->at[i].node_s,
+				a->cause_s[ACCTNAMES_CAUSE_TRAINING]));
 	}
 	textbuf_printf(b, "\nsteps %llu done, %llu redone\n",
 		       (unsigned long long)a->steps,

@@ -1,4 +1,4 @@
-/* A group's account (account.h): its names, the add-up check, its
+/* A group's account (account.h): the add-up check, its
  * figures, series and events.  Pure. */
 #include "config.h"
 
@@ -7,68 +7,6 @@
 #include <string.h>
 
 #include "account.h"
-
-static const char *const cause_names[ACCOUNT_CAUSES] = {
-	"training",	  "waiting",	 "resize_restart",
-	"resize_inplace", "resize_swap", "detect",
-	"redo",		  "checkpoint",	 "outside",
-};
-static const char *const phase_names[ACCOUNT_PHASES] = {
-	"waiting", "training",	 "resize", "detect",
-	"redo",	   "checkpoint", "ended",
-};
-static const char *const kind_names[ACCOUNT_KINDS] = {
-	"growth",    "preemption", "crash",  "hang",
-	"straggler", "spare-swap", "shrink",
-};
-static const char *const path_names[ACCOUNT_PATHS] = {
-	"restart",
-	"inplace",
-	"swap",
-};
-
-const char *account_cause_name(unsigned c)
-{
-	return c < ACCOUNT_CAUSES ? cause_names[c] : "?";
-}
-
-const char *account_phase_name(unsigned p)
-{
-	return p < ACCOUNT_PHASES ? phase_names[p] : "?";
-}
-
-const char *account_kind_name(unsigned k)
-{
-	return k < ACCOUNT_KINDS ? kind_names[k] : "?";
-}
-
-const char *account_path_name(unsigned p)
-{
-	return p < ACCOUNT_PATHS ? path_names[p] : "?";
-}
-
-static int find_name(const char *const *names, int n, const char *s)
-{
-	for (int i = 0; s && i < n; i++)
-		if (!strcmp(names[i], s))
-			return i;
-	return -1;
-}
-
-int account_phase_find(const char *name)
-{
-	return find_name(phase_names, ACCOUNT_PHASES, name);
-}
-
-int account_kind_find(const char *name)
-{
-	return find_name(kind_names, ACCOUNT_KINDS, name);
-}
-
-int account_path_find(const char *name)
-{
-	return find_name(path_names, ACCOUNT_PATHS, name);
-}
 
 static uint64_t gap(uint64_t a, uint64_t b)
 {
@@ -79,13 +17,14 @@ const char *account_check(const struct account_report *r)
 {
 	uint64_t sum = 0, at = 0;
 
-	for (unsigned c = 0; c < ACCOUNT_CAUSES; c++)
+	for (unsigned c = 0; c < ACCTNAMES_NCAUSES; c++)
 		sum += r->nms[c];
 	if (gap(sum, r->held_nms) > ACCOUNT_SLACK_NMS)
 		return "account: causes do not add up to held";
 	for (size_t i = 0; i < r->nat; i++)
 		at += r->at_nms[i];
-	if (r->nat && gap(at, r->nms[ACCOUNT_TRAINING]) > ACCOUNT_SLACK_NMS)
+	if (r->nat &&
+	    gap(at, r->nms[ACCTNAMES_CAUSE_TRAINING]) > ACCOUNT_SLACK_NMS)
 		return "at: the sums by world size do not add up to "
 		       "training_nms";
 	return NULL;
@@ -93,9 +32,9 @@ const char *account_check(const struct account_report *r)
 
 double account_goodput(const struct account_report *r)
 {
-	return r->held_nms
-		   ? (double)r->nms[ACCOUNT_TRAINING] / (double)r->held_nms
-		   : 0;
+	return r->held_nms ? (double)r->nms[ACCTNAMES_CAUSE_TRAINING] /
+				 (double)r->held_nms
+			   : 0;
 }
 
 double account_ettr(const struct account_report *r)
@@ -191,7 +130,7 @@ int account_apply(struct account *a, const struct account_report *r)
 	if (r->event >= 0) {
 		struct account_event e = { .t_ms = (int64_t)r->t_ms,
 					   .kind =
-					       (enum account_kind)r->event };
+					       (enum acctnames_kind)r->event };
 
 		add_event(a, &e);
 	}

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "common/acctnames.h"
 #include "common/error.h"
 
 /*
@@ -14,60 +15,9 @@
  * them and reports them (POST /v1/groups/ID/account, elasticd-api(7)),
  * with the series of its reports and the events that started and ended
  * its resizes.  Pure: no locks, no I/O, no clock; account_store.c keeps
- * one per group and writes them to disk.  The names are the contract the
- * launcher, elasticd and elasticctl share (elasticd(8), ACCOUNTING).
+ * one per group and writes them to disk.  The names of its causes, kinds,
+ * paths and phases are the contract's (common/acctnames.h).
  */
-
-/* Where a node-second held went: every one to exactly one cause. */
-enum account_cause {
-	ACCOUNT_TRAINING,
-	ACCOUNT_WAITING,
-	ACCOUNT_RESIZE_RESTART,
-	ACCOUNT_RESIZE_INPLACE,
-	ACCOUNT_RESIZE_SWAP,
-	ACCOUNT_DETECT,
-	ACCOUNT_REDO,
-	ACCOUNT_CHECKPOINT,
-	ACCOUNT_OUTSIDE,
-	ACCOUNT_CAUSES
-};
-const char *account_cause_name(unsigned c); /* "resize_restart" */
-
-enum account_phase {
-	ACCOUNT_PHASE_WAITING,
-	ACCOUNT_PHASE_TRAINING,
-	ACCOUNT_PHASE_RESIZE,
-	ACCOUNT_PHASE_DETECT,
-	ACCOUNT_PHASE_REDO,
-	ACCOUNT_PHASE_CHECKPOINT,
-	ACCOUNT_PHASE_ENDED,
-	ACCOUNT_PHASES
-};
-/* What starts a resize (event=, and resize='s first part). */
-enum account_kind {
-	ACCOUNT_GROWTH,
-	ACCOUNT_PREEMPTION,
-	ACCOUNT_CRASH,
-	ACCOUNT_HANG,
-	ACCOUNT_STRAGGLER,
-	ACCOUNT_SPARE_SWAP,
-	ACCOUNT_SHRINK,
-	ACCOUNT_KINDS
-};
-/* How a resize was done. */
-enum account_path {
-	ACCOUNT_RESTART,
-	ACCOUNT_INPLACE,
-	ACCOUNT_SWAP,
-	ACCOUNT_PATHS
-};
-const char *account_phase_name(unsigned p); /* "training" */
-const char *account_kind_name(unsigned k);  /* "spare-swap" */
-const char *account_path_name(unsigned p);  /* "inplace" */
-/* The index of name among a table's names, or -1. */
-int account_phase_find(const char *name);
-int account_kind_find(const char *name);
-int account_path_find(const char *name);
 
 /* Bounds of the report's numbers (node-ms, then counts and times). */
 #define ACCOUNT_NMS_MAX	  (1ULL << 53)
@@ -86,18 +36,18 @@ struct account_report {
 	uint64_t wall_ms;	/* since the job's start */
 	uint64_t train_wall_ms; /* of those, training */
 	uint64_t held_nms;
-	uint64_t nms[ACCOUNT_CAUSES];
+	uint64_t nms[ACCTNAMES_NCAUSES];
 	size_t nat; /* training by world size */
 	uint32_t at_world[ACCOUNT_AT_MAX];
 	uint64_t at_nms[ACCOUNT_AT_MAX];
 	uint64_t steps, redone;
 	uint32_t world, held; /* nodes now */
-	enum account_phase phase;
-	int event; /* an enum account_kind starting a resize, or -1 */
+	enum acctnames_phase phase;
+	int event; /* an enum acctnames_kind starting a resize, or -1 */
 	/* a resize ended (resized): its kind, path, ms and sequence number */
 	bool resized;
-	enum account_kind resize_kind;
-	enum account_path resize_path;
+	enum acctnames_kind resize_kind;
+	enum acctnames_path resize_path;
 	uint64_t resize_ms, resize_seq;
 	bool final;
 };
@@ -114,13 +64,13 @@ struct account_point {
 	int64_t t_ms;
 	uint32_t world, held;
 	uint64_t steps;
-	enum account_phase phase;
+	enum acctnames_phase phase;
 };
 struct account_event {
 	int64_t t_ms;
-	enum account_kind kind;
+	enum acctnames_kind kind;
 	bool end; /* a resize's end: path, ms and seq say how */
-	enum account_path path;
+	enum acctnames_path path;
 	uint64_t ms, seq;
 };
 
@@ -174,11 +124,11 @@ size_t account_purge_select(const time_t *mtime, size_t n, time_t now,
  */
 #define ACCOUNT_BUCKETS 12
 struct account_hist {
-	uint64_t bucket[ACCOUNT_KINDS][ACCOUNT_PATHS][ACCOUNT_BUCKETS];
-	uint64_t ms_sum[ACCOUNT_KINDS][ACCOUNT_PATHS];
+	uint64_t bucket[ACCTNAMES_NKINDS][ACCTNAMES_NPATHS][ACCOUNT_BUCKETS];
+	uint64_t ms_sum[ACCTNAMES_NKINDS][ACCTNAMES_NPATHS];
 };
-void account_hist_add(struct account_hist *h, enum account_kind kind,
-		      enum account_path path, uint64_t ms);
+void account_hist_add(struct account_hist *h, enum acctnames_kind kind,
+		      enum acctnames_path path, uint64_t ms);
 
 /* The live groups' accounts and the histogram in Prometheus's text
  * format (elasticd(8), METRICS): each family once, with its help. */

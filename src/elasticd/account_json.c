@@ -56,8 +56,8 @@ static json_object *node_seconds(const struct account_report *r, bool *ok)
 		return NULL;
 	}
 	add(o, "held", secs(r->held_nms), ok);
-	for (unsigned c = 0; c < ACCOUNT_CAUSES; c++)
-		add(o, account_cause_name(c), secs(r->nms[c]), ok);
+	for (unsigned c = 0; c < ACCTNAMES_NCAUSES; c++)
+		add(o, acctnames_cause_name(c), secs(r->nms[c]), ok);
 	return o;
 }
 
@@ -91,7 +91,7 @@ static json_object *series_json(const struct account *a, bool *ok)
 			    json_object_new_int64((int64_t)p->steps), ok);
 			add(o, "phase",
 			    json_object_new_string(
-				account_phase_name(p->phase)),
+				acctnames_phase_name(p->phase)),
 			    ok);
 		}
 		push(arr, o, ok);
@@ -112,12 +112,13 @@ static json_object *events_json(const struct account *a, bool *ok)
 		if (o) {
 			add(o, "t", secs((uint64_t)e->t_ms), ok);
 			add(o, "kind",
-			    json_object_new_string(account_kind_name(e->kind)),
+			    json_object_new_string(
+				acctnames_kind_name(e->kind)),
 			    ok);
 			if (e->end) {
 				add(o, "path",
 				    json_object_new_string(
-					account_path_name(e->path)),
+					acctnames_path_name(e->path)),
 				    ok);
 				add(o, "seconds", secs(e->ms), ok);
 				add(o, "seq",
@@ -159,7 +160,7 @@ char *account_render(const struct account *a, bool ended)
 	add(o, "ettr", decimal(account_ettr(r), 4), &ok);
 	add(o, "world", json_object_new_int64(r->world), &ok);
 	add(o, "held", json_object_new_int64(r->held), &ok);
-	add(o, "phase", json_object_new_string(account_phase_name(r->phase)),
+	add(o, "phase", json_object_new_string(acctnames_phase_name(r->phase)),
 	    &ok);
 	add(o, "series", series_json(a, &ok), &ok);
 	add(o, "events", events_json(a, &ok), &ok);

@@ -48,14 +48,14 @@ static void load_report(json_object *o, struct account_report *r)
 {
 	json_object *ns = member(o, "node_seconds");
 	json_object *at = member(o, "training_at");
-	int phase = account_phase_find(str_of(o, "phase"));
+	int phase = acctnames_phase_find(str_of(o, "phase"));
 
 	r->t_ms = ms_of(o, "updated");
 	r->wall_ms = ms_of(o, "wall_seconds");
 	r->train_wall_ms = ms_of(o, "train_wall_seconds");
 	r->held_nms = ms_of(ns, "held");
-	for (unsigned c = 0; c < ACCOUNT_CAUSES; c++)
-		r->nms[c] = ms_of(ns, account_cause_name(c));
+	for (unsigned c = 0; c < ACCTNAMES_NCAUSES; c++)
+		r->nms[c] = ms_of(ns, acctnames_cause_name(c));
 	if (json_object_is_type(at, json_type_object)) {
 		json_object_object_foreach(at, key, val)
 		{
@@ -73,7 +73,8 @@ static void load_report(json_object *o, struct account_report *r)
 	r->redone = count_of(o, "redone");
 	r->world = (uint32_t)count_of(o, "world");
 	r->held = (uint32_t)count_of(o, "held");
-	r->phase = phase >= 0 ? (enum account_phase)phase : ACCOUNT_PHASE_ENDED;
+	r->phase =
+	    phase >= 0 ? (enum acctnames_phase)phase : ACCTNAMES_PHASE_ENDED;
 	r->event = -1;
 }
 
@@ -90,14 +91,14 @@ static void load_series(json_object *arr, struct account *a)
 	for (size_t i = 0; i < a->cap; i++) {
 		json_object *p = json_object_array_get_idx(arr, i);
 		struct account_point *q = &a->series[a->npoints++];
-		int phase = account_phase_find(str_of(p, "phase"));
+		int phase = acctnames_phase_find(str_of(p, "phase"));
 
 		q->t_ms = (int64_t)ms_of(p, "t");
 		q->world = (uint32_t)count_of(p, "world");
 		q->held = (uint32_t)count_of(p, "held");
 		q->steps = count_of(p, "steps");
-		q->phase = phase >= 0 ? (enum account_phase)phase
-				      : ACCOUNT_PHASE_ENDED;
+		q->phase = phase >= 0 ? (enum acctnames_phase)phase
+				      : ACCTNAMES_PHASE_ENDED;
 	}
 }
 
@@ -111,15 +112,16 @@ static void load_events(json_object *arr, struct account *a)
 	     i < n; i++) {
 		json_object *e = json_object_array_get_idx(arr, i);
 		struct account_event *q = &a->events[a->nevents];
-		int kind = account_kind_find(str_of(e, "kind"));
-		int path = account_path_find(str_of(e, "path"));
+		int kind = acctnames_kind_find(str_of(e, "kind"));
+		int path = acctnames_path_find(str_of(e, "path"));
 
 		if (kind < 0)
 			continue;
 		q->t_ms = (int64_t)ms_of(e, "t");
-		q->kind = (enum account_kind)kind;
+		q->kind = (enum acctnames_kind)kind;
 		q->end = path >= 0;
-		q->path = path >= 0 ? (enum account_path)path : ACCOUNT_RESTART;
+		q->path = path >= 0 ? (enum acctnames_path)path
+				    : ACCTNAMES_PATH_RESTART;
 		q->ms = q->end ? ms_of(e, "seconds") : 0;
 		q->seq = q->end ? count_of(e, "seq") : 0;
 		a->nevents++;

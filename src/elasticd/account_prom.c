@@ -12,12 +12,13 @@ static const uint64_t bucket_ms[ACCOUNT_BUCKETS - 1] = {
 	100, 250, 500, 1000, 2500, 5000, 10000, 30000, 60000, 120000, 300000,
 };
 
-void account_hist_add(struct account_hist *h, enum account_kind kind,
-		      enum account_path path, uint64_t ms)
+void account_hist_add(struct account_hist *h, enum acctnames_kind kind,
+		      enum acctnames_path path, uint64_t ms)
 {
 	size_t b = 0;
 
-	if ((unsigned)kind >= ACCOUNT_KINDS || (unsigned)path >= ACCOUNT_PATHS)
+	if ((unsigned)kind >= ACCTNAMES_NKINDS ||
+	    (unsigned)path >= ACCTNAMES_NPATHS)
 		return;
 	while (b < ACCOUNT_BUCKETS - 1 && ms > bucket_ms[b])
 		b++;
@@ -112,10 +113,10 @@ static void histogram(FILE *f, const struct account_hist *h)
 	family(f, "elasticd_resize_seconds", "histogram",
 	       "Resizes from the event to the new world's first step, as the "
 	       "launchers measured them, by kind and path.");
-	for (unsigned k = 0; k < ACCOUNT_KINDS; k++) {
-		for (unsigned p = 0; p < ACCOUNT_PATHS; p++) {
-			const char *kn = account_kind_name(k);
-			const char *pn = account_path_name(p);
+	for (unsigned k = 0; k < ACCTNAMES_NKINDS; k++) {
+		for (unsigned p = 0; p < ACCTNAMES_NPATHS; p++) {
+			const char *kn = acctnames_kind_name(k);
+			const char *pn = acctnames_path_name(p);
 			uint64_t sum = 0;
 
 			for (size_t b = 0; b < ACCOUNT_BUCKETS; b++) {
@@ -155,11 +156,11 @@ void account_metrics(FILE *f, struct account *const *live, size_t n,
 	       "or what was lost: waiting, resizes by path, detection, work "
 	       "redone, checkpoints, nodes outside the world).");
 	for (size_t i = 0; i < n; i++) {
-		for (unsigned c = 0; c < ACCOUNT_CAUSES; c++) {
+		for (unsigned c = 0; c < ACCTNAMES_NCAUSES; c++) {
 			fprintf(f, "elasticd_group_node_seconds_total{");
 			labels(f, live[i]);
 			fprintf(f, ",cause=\"%s\"} %.3f\n",
-				account_cause_name(c),
+				acctnames_cause_name(c),
 				(double)live[i]->last.nms[c] / 1000.0);
 		}
 	}

@@ -181,7 +181,7 @@ char *account_store_get(uint32_t id, bool live, uint32_t uid, bool admin)
 	a = load_file(dir, id);
 	if (a && (admin || a->uid == uid))
 		text = account_render(a, !live || a->last.phase ==
-						      ACCOUNT_PHASE_ENDED);
+						      ACCTNAMES_PHASE_ENDED);
 	account_destroy(a);
 	return text;
 }

@@ -32,6 +32,7 @@ char *api_account(struct MHD_Connection *conn, bool post, uint32_t id,
 		  unsigned *status)
 {
 	struct account_report r;
+	elastic_error_t err;
 	const char *why;
 	char *text;
 
@@ -46,9 +47,9 @@ char *api_account(struct MHD_Connection *conn, bool post, uint32_t id,
 	}
 	if (!g)
 		return not_found(id, status);
-	if (route_parse_account(query_arg, conn, &r, &why) < 0) {
+	if (route_parse_account(query_arg, conn, &r, &err) < 0) {
 		*status = MHD_HTTP_BAD_REQUEST;
-		return render_error(MHD_HTTP_BAD_REQUEST, why);
+		return render_error(MHD_HTTP_BAD_REQUEST, err.text);
 	}
 	if (account_store_report(g, &r, &why) < 0) {
 		*status = MHD_HTTP_SERVICE_UNAVAILABLE;

@@ -91,11 +91,12 @@ int route_parse_nodes(enum notify_event ev, const char *nodes,
  * alone; elasticd-api(7)): get(cls, key) gives each argument's value
  * (NULL: missing).  Every number is decimal digits within its bound,
  * names are the contract's, and the causes add up (account_check).
- * 0, or -1 with *why set to a static message naming the argument.
+ * 0, or -1 with err naming the argument (a cause's by its name,
+ * common/acctnames.h).
  */
 typedef const char *(*route_arg_fn)(void *cls, const char *key);
 int route_parse_account(route_arg_fn get, void *cls, struct account_report *ret,
-			const char **why);
+			elastic_error_t *err);
 
 /* true for every path under /v1/ (they need a credential). */
 bool route_needs_auth(const struct route *r);

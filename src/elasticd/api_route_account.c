@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,24 +30,6 @@ static const struct {
 	  "train_wall_ms: ms spent training are required " COUNT },
 	{ "held_nms", F(held_nms), ACCOUNT_NMS_MAX,
 	  "held_nms: node-ms held are required " NMS },
-	{ "training_nms", F(nms[ACCOUNT_TRAINING]), ACCOUNT_NMS_MAX,
-	  "training_nms: node-ms are required " NMS },
-	{ "waiting_nms", F(nms[ACCOUNT_WAITING]), ACCOUNT_NMS_MAX,
-	  "waiting_nms: node-ms are required " NMS },
-	{ "resize_restart_nms", F(nms[ACCOUNT_RESIZE_RESTART]), ACCOUNT_NMS_MAX,
-	  "resize_restart_nms: node-ms are required " NMS },
-	{ "resize_inplace_nms", F(nms[ACCOUNT_RESIZE_INPLACE]), ACCOUNT_NMS_MAX,
-	  "resize_inplace_nms: node-ms are required " NMS },
-	{ "resize_swap_nms", F(nms[ACCOUNT_RESIZE_SWAP]), ACCOUNT_NMS_MAX,
-	  "resize_swap_nms: node-ms are required " NMS },
-	{ "detect_nms", F(nms[ACCOUNT_DETECT]), ACCOUNT_NMS_MAX,
-	  "detect_nms: node-ms are required " NMS },
-	{ "redo_nms", F(nms[ACCOUNT_REDO]), ACCOUNT_NMS_MAX,
-	  "redo_nms: node-ms are required " NMS },
-	{ "checkpoint_nms", F(nms[ACCOUNT_CHECKPOINT]), ACCOUNT_NMS_MAX,
-	  "checkpoint_nms: node-ms are required " NMS },
-	{ "outside_nms", F(nms[ACCOUNT_OUTSIDE]), ACCOUNT_NMS_MAX,
-	  "outside_nms: node-ms are required " NMS },
 	{ "steps", F(steps), ACCOUNT_COUNT_MAX,
 	  "steps: the highest step reached is required " COUNT },
 	{ "redone", F(redone), ACCOUNT_COUNT_MAX,
@@ -57,6 +40,25 @@ static const struct {
 	  "held: the nodes held now are required " NODES },
 };
 #undef F
+
+/* Each cause's node-ms (NAME_nms): the contract's every cause, so that
+ * none the launcher counts is left out of held's sum. */
+static int parse_causes(route_arg_fn get, void *cls, struct account_report *r,
+			elastic_error_t *err)
+{
+	char key[48];
+	unsigned long v;
+
+	for (unsigned c = 0; c < ACCTNAMES_NCAUSES; c++) {
+		snprintf(key, sizeof(key), "%s_nms", acctnames_cause_name(c));
+		if (parse_uint(get(cls, key), 0, ACCOUNT_NMS_MAX, &v) !=
+		    PARSE_OK)
+			return elastic_errorf(
+			    err, "%s: node-ms are required " NMS, key);
+		r->nms[c] = v;
+	}
+	return 0;
+}
 
 /* "W:NMS,W:NMS,...": training by world size. */
 static int parse_at(const char *v, struct account_report *r)
@@ -102,14 +104,14 @@ static int parse_resize(const char *v, struct account_report *r)
 	path = strtok_r(NULL, ":", &save);
 	ms = strtok_r(NULL, ":", &save);
 	seq = strtok_r(NULL, "", &save);
-	if (!seq || (k = account_kind_find(kind)) < 0 ||
-	    (p = account_path_find(path)) < 0 ||
+	if (!seq || (k = acctnames_kind_find(kind)) < 0 ||
+	    (p = acctnames_path_find(path)) < 0 ||
 	    parse_uint(ms, 0, ACCOUNT_COUNT_MAX, &x) != PARSE_OK ||
 	    parse_uint(seq, 1, ACCOUNT_COUNT_MAX, &y) != PARSE_OK)
 		return -1;
 	r->resized = true;
-	r->resize_kind = (enum account_kind)k;
-	r->resize_path = (enum account_path)p;
+	r->resize_kind = (enum acctnames_kind)k;
+	r->resize_path = (enum acctnames_path)p;
 	r->resize_ms = x;
 	r->resize_seq = y;
 	return 0;
@@ -121,30 +123,28 @@ static int parse_words(route_arg_fn get, void *cls, struct account_report *r,
 {
 	const char *v = get(cls, "v"), *event = get(cls, "event");
 	const char *resize = get(cls, "resize"), *final = get(cls, "final");
-	int phase = account_phase_find(get(cls, "phase"));
+	int phase = acctnames_phase_find(get(cls, "phase"));
 
 	if (!v || strcmp(v, "1")) {
 		*why = "v: the contract's version is required (allowed: 1)";
 		return -1;
 	}
 	if (phase < 0) {
-		*why = "phase: the launcher's phase is required (allowed: "
-		       "waiting, training, resize, detect, redo, checkpoint, "
-		       "ended)";
+		*why = "phase: the launcher's phase is required "
+		       "(allowed: " ACCTNAMES_PHASE_WORDS ")";
 		return -1;
 	}
-	r->phase = (enum account_phase)phase;
-	r->event = event ? account_kind_find(event) : -1;
+	r->phase = (enum acctnames_phase)phase;
+	r->event = event ? acctnames_kind_find(event) : -1;
 	if (event && r->event < 0) {
-		*why = "event: what starts the resize (allowed: growth, "
-		       "preemption, crash, hang, straggler, spare-swap, "
-		       "shrink)";
+		*why = "event: what starts the resize "
+		       "(allowed: " ACCTNAMES_KIND_WORDS ")";
 		return -1;
 	}
 	if (resize && parse_resize(resize, r) < 0) {
-		*why = "resize: KIND:PATH:MS:SEQ (kinds as event's; paths: "
-		       "restart, inplace, swap; MS 0 to 1099511627776; SEQ 1 "
-		       "to 1099511627776)";
+		*why = "resize: KIND:PATH:MS:SEQ (kinds as event's; "
+		       "paths: " ACCTNAMES_PATH_WORDS
+		       "; MS 0 to 1099511627776; SEQ 1 to 1099511627776)";
 		return -1;
 	}
 	if (final && strcmp(final, "0") && strcmp(final, "1")) {
@@ -155,17 +155,15 @@ static int parse_words(route_arg_fn get, void *cls, struct account_report *r,
 	return 0;
 }
 
-int route_parse_account(route_arg_fn get, void *cls, struct account_report *ret,
-			const char **why)
+/* The numbers of account_numbers, each within its bound. */
+static int parse_numbers(route_arg_fn get, void *cls, struct account_report *r,
+			 const char **why)
 {
-	struct account_report r = { .event = -1 };
 	const size_t n = sizeof(account_numbers) / sizeof(account_numbers[0]);
 
-	if (parse_words(get, cls, &r, why) < 0)
-		return -1;
 	for (size_t i = 0; i < n; i++) {
 		unsigned long v;
-		char *field = (char *)&r + account_numbers[i].off;
+		char *field = (char *)r + account_numbers[i].off;
 
 		if (parse_uint(get(cls, account_numbers[i].key), 0,
 			       account_numbers[i].max, &v) != PARSE_OK) {
@@ -177,14 +175,27 @@ int route_parse_account(route_arg_fn get, void *cls, struct account_report *ret,
 		else
 			*(uint64_t *)field = v;
 	}
-	if (parse_at(get(cls, "at"), &r) < 0) {
-		*why = "at: training node-ms by world size, W:NMS pairs "
-		       "separated by commas (allowed: at most 64, W 1 to "
-		       "65536, NMS 0 to 9007199254740992)";
+	return 0;
+}
+
+int route_parse_account(route_arg_fn get, void *cls, struct account_report *ret,
+			elastic_error_t *err)
+{
+	struct account_report r = { .event = -1 };
+	const char *why = NULL;
+
+	if (parse_words(get, cls, &r, &why) < 0 ||
+	    parse_numbers(get, cls, &r, &why) < 0)
+		return elastic_errorf(err, "%s", why);
+	if (parse_causes(get, cls, &r, err) < 0)
 		return -1;
-	}
-	if ((*why = account_check(&r)))
-		return -1;
+	if (parse_at(get(cls, "at"), &r) < 0)
+		return elastic_errorf(
+		    err, "at: training node-ms by world size, W:NMS pairs "
+			 "separated by commas (allowed: at most 64, W 1 to "
+			 "65536, NMS 0 to 9007199254740992)");
+	if ((why = account_check(&r)))
+		return elastic_errorf(err, "%s", why);
 	*ret = r;
 	return 0;
 }

@@ -36,6 +36,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char nonce[APIAUTH_NONCE_HEX + 1], *sp, *q;
 	struct launch_report rep;
 	struct account_report acc;
+	elastic_error_t err;
 	const char *cred, *why;
 	struct route r;
 	size_t len;
@@ -57,7 +58,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		route_parse(line[0], sp, &r);
 		q = strchr(sp, '?');
 		route_parse_report(sp, q ? q + 1 : NULL, &rep, &why);
-		route_parse_account(query_arg, q ? q + 1 : NULL, &acc, &why);
+		route_parse_account(query_arg, q ? q + 1 : NULL, &acc, &err);
 		apiauth_check_request(line[2], strlen(line[2]), line[0], sp,
 				      nonce, &why);
 	}

@@ -26,16 +26,17 @@ static struct account_report report_at(uint64_t t, uint64_t wall)
 	r.wall_ms = wall;
 	r.train_wall_ms = wall * 9 / 10;
 	r.held_nms = 4 * wall;
-	r.nms[ACCOUNT_TRAINING] = 4 * wall * 8 / 10;
-	r.nms[ACCOUNT_WAITING] = 4 * wall - r.nms[ACCOUNT_TRAINING];
+	r.nms[ACCTNAMES_CAUSE_TRAINING] = 4 * wall * 8 / 10;
+	r.nms[ACCTNAMES_CAUSE_WAITING] =
+	    4 * wall - r.nms[ACCTNAMES_CAUSE_TRAINING];
 	r.nat = 2;
 	r.at_world[0] = 4;
-	r.at_nms[0] = r.nms[ACCOUNT_TRAINING] - 1000;
+	r.at_nms[0] = r.nms[ACCTNAMES_CAUSE_TRAINING] - 1000;
 	r.at_world[1] = 2;
 	r.at_nms[1] = 1000;
 	r.steps = wall / 10;
 	r.world = r.held = 4;
-	r.phase = ACCOUNT_PHASE_TRAINING;
+	r.phase = ACCTNAMES_PHASE_TRAINING;
 	return r;
 }
 
@@ -89,10 +90,10 @@ static void events_bounded(void **state)
 	for (uint64_t i = 0; i < 300; i++) {
 		struct account_report r = report_at(5000 + i, 1000);
 
-		r.event = ACCOUNT_GROWTH;
+		r.event = ACCTNAMES_KIND_GROWTH;
 		r.resized = true;
-		r.resize_kind = ACCOUNT_CRASH;
-		r.resize_path = ACCOUNT_SWAP;
+		r.resize_kind = ACCTNAMES_KIND_CRASH;
+		r.resize_path = ACCTNAMES_PATH_SWAP;
 		r.resize_ms = 100 + i;
 		r.resize_seq = i + 1;
 		assert_int_equal(account_apply(a, &r), 0);
@@ -104,7 +105,7 @@ static void events_bounded(void **state)
 	assert_true(a->events[1].end);
 	assert_int_equal(a->events[1].seq, 45);
 	assert_int_equal(a->events[511].seq, 300);
-	assert_int_equal(a->events[511].path, ACCOUNT_SWAP);
+	assert_int_equal(a->events[511].path, ACCTNAMES_PATH_SWAP);
 	account_destroy(a);
 }
 
@@ -116,12 +117,12 @@ static void render_and_back(void **state)
 	char *text, *again;
 
 	(void)state;
-	r.event = ACCOUNT_PREEMPTION;
+	r.event = ACCTNAMES_KIND_PREEMPTION;
 	assert_int_equal(account_apply(a, &r), 0);
 	r = report_at(1764630604956ULL, 604833);
 	r.resized = true;
-	r.resize_kind = ACCOUNT_PREEMPTION;
-	r.resize_path = ACCOUNT_RESTART;
+	r.resize_kind = ACCTNAMES_KIND_PREEMPTION;
+	r.resize_path = ACCTNAMES_PATH_RESTART;
 	r.resize_ms = 4500;
 	r.resize_seq = 1;
 	assert_int_equal(account_apply(a, &r), 0);
@@ -187,10 +188,10 @@ static void summary_and_check(void **state)
 	assert_int_equal(account_apply(a, &r), 0);
 	account_summary(a, buf, sizeof(buf));
 	assert_string_equal(buf, "goodput=0.800 ettr=0.900 held_s=2400");
-	r.nms[ACCOUNT_OUTSIDE] = 1001;
+	r.nms[ACCTNAMES_CAUSE_OUTSIDE] = 1001;
 	assert_string_equal(account_check(&r),
 			    "account: causes do not add up to held");
-	r.nms[ACCOUNT_OUTSIDE] = 1000;
+	r.nms[ACCTNAMES_CAUSE_OUTSIDE] = 1000;
 	assert_null(account_check(&r));
 	r.at_nms[1] = 2001;
 	assert_non_null(account_check(&r));
@@ -228,9 +229,12 @@ static void metrics_text(void **state)
 
 	(void)state;
 	assert_int_equal(account_apply(a, &r), 0);
-	account_hist_add(&h, ACCOUNT_GROWTH, ACCOUNT_RESTART, 4700);
-	account_hist_add(&h, ACCOUNT_GROWTH, ACCOUNT_RESTART, 100);
-	account_hist_add(&h, ACCOUNT_GROWTH, ACCOUNT_RESTART, 400000);
+	account_hist_add(&h, ACCTNAMES_KIND_GROWTH, ACCTNAMES_PATH_RESTART,
+			 4700);
+	account_hist_add(&h, ACCTNAMES_KIND_GROWTH, ACCTNAMES_PATH_RESTART,
+			 100);
+	account_hist_add(&h, ACCTNAMES_KIND_GROWTH, ACCTNAMES_PATH_RESTART,
+			 400000);
 	account_metrics(f, &a, 1, &h);
 	fclose(f);
 	static const char *const want[] = {

@@ -29,9 +29,10 @@ static void story_read(void **state)
 	assert_string_equal(a.partition, "batch");
 	assert_true(a.ended);
 	assert_float_equal(a.held_s, 4956.0, 1e-9);
-	assert_float_equal(a.cause_s[ACCT_TRAINING], 4340.0, 1e-9);
-	assert_float_equal(a.cause_s[ACCT_RESIZE_RESTART], 206.0, 1e-9);
-	assert_float_equal(a.cause_s[ACCT_OUTSIDE], 174.0, 1e-9);
+	assert_float_equal(a.cause_s[ACCTNAMES_CAUSE_TRAINING], 4340.0, 1e-9);
+	assert_float_equal(a.cause_s[ACCTNAMES_CAUSE_RESIZE_RESTART], 206.0,
+			   1e-9);
+	assert_float_equal(a.cause_s[ACCTNAMES_CAUSE_OUTSIDE], 174.0, 1e-9);
 	assert_float_equal(acct_lost_s(&a), 616.0, 1e-9);
 	assert_true(acct_adds_up(&a, &off));
 	assert_float_equal(off, 0.0, 1e-9);

@@ -25,7 +25,7 @@ static uint64_t at_sum(const struct tally *a)
 static void invariants(const struct tally *a)
 {
 	assert_true(tally_causes_sum(a) == a->held_nms);
-	assert_true(at_sum(a) == a->nms[TALLY_TRAINING]);
+	assert_true(at_sum(a) == a->nms[ACCTNAMES_CAUSE_TRAINING]);
 	assert_true(a->train_wall_ms <= a->t - a->t0);
 }
 
@@ -46,8 +46,8 @@ static void waiting_then_training(void **state)
 	two_training(&a);
 	invariants(&a);
 	assert_int_equal(a.phase, TALLY_PH_TRAINING);
-	assert_int_equal(a.nms[TALLY_WAITING], 2000);
-	assert_int_equal(a.nms[TALLY_TRAINING], 8000);
+	assert_int_equal(a.nms[ACCTNAMES_CAUSE_WAITING], 2000);
+	assert_int_equal(a.nms[ACCTNAMES_CAUSE_TRAINING], 8000);
 	assert_int_equal(a.train_wall_ms, 4000);
 	assert_int_equal(a.held_nms, 10000);
 	assert_int_equal(a.steps, 40);
@@ -75,21 +75,22 @@ static void relaunch_growth_redo(void **state)
 	assert_int_equal(a.event_kind, TALLY_GROWTH);
 	assert_true(a.resize_due);
 	assert_int_equal(a.done.kind, TALLY_GROWTH);
-	assert_int_equal(a.done.path, TALLY_RESTART);
+	assert_int_equal(a.done.path, ACCTNAMES_PATH_RESTART);
 	assert_int_equal(a.done.ms, 3000);
 	assert_int_equal(a.done.seq, 1);
-	assert_int_equal(a.nms[TALLY_RESIZE_RESTART], 2 * 1000 + 4 * 2000);
+	assert_int_equal(a.nms[ACCTNAMES_CAUSE_RESIZE_RESTART],
+			 2 * 1000 + 4 * 2000);
 	assert_int_equal(a.phase, TALLY_PH_REDO);
 	tally_step(&a, 9000, 35);
-	assert_int_equal(a.nms[TALLY_REDO], 4000);
+	assert_int_equal(a.nms[ACCTNAMES_CAUSE_REDO], 4000);
 	tally_step(&a, 10000, 45);
 	invariants(&a);
 	assert_int_equal(a.phase, TALLY_PH_TRAINING);
 	assert_int_equal(a.redone, 10); /* 31..40 */
 	assert_int_equal(a.steps, 45);
-	assert_int_equal(a.nms[TALLY_REDO], 8000);
+	assert_int_equal(a.nms[ACCTNAMES_CAUSE_REDO], 8000);
 	tally_step(&a, 11000, 50);
-	assert_int_equal(a.nms[TALLY_TRAINING], 8000 + 4000);
+	assert_int_equal(a.nms[ACCTNAMES_CAUSE_TRAINING], 8000 + 4000);
 	assert_int_equal(a.nat, 2);
 	tally_sent(&a);
 	assert_false(a.event_due || a.resize_due || a.changed);
@@ -146,20 +147,20 @@ static void inplace_and_swap(void **state)
 	tally_event(&a, 5000, TALLY_CRASH);
 	assert_true(a.event_due);
 	assert_int_equal(a.event_kind, TALLY_CRASH);
-	tally_path(&a, 6000, TALLY_INPLACE);
+	tally_path(&a, 6000, ACCTNAMES_PATH_INPLACE);
 	tally_step(&a, 7000, 41);
 	invariants(&a);
-	assert_int_equal(a.nms[TALLY_RESIZE_RESTART], 0);
-	assert_int_equal(a.nms[TALLY_RESIZE_INPLACE], 4000);
+	assert_int_equal(a.nms[ACCTNAMES_CAUSE_RESIZE_RESTART], 0);
+	assert_int_equal(a.nms[ACCTNAMES_CAUSE_RESIZE_INPLACE], 4000);
 	assert_int_equal(a.done.kind, TALLY_CRASH);
 	assert_int_equal(a.phase, TALLY_PH_TRAINING); /* no step redone */
 	tally_event(&a, 8000, TALLY_HANG);
-	tally_path(&a, 8500, TALLY_SWAP);
+	tally_path(&a, 8500, ACCTNAMES_PATH_SWAP);
 	tally_step(&a, 9000, 50);
 	invariants(&a);
-	assert_int_equal(a.nms[TALLY_RESIZE_SWAP], 2000);
+	assert_int_equal(a.nms[ACCTNAMES_CAUSE_RESIZE_SWAP], 2000);
 	assert_int_equal(a.done.kind, TALLY_SPARE_SWAP);
-	assert_int_equal(a.done.path, TALLY_SWAP);
+	assert_int_equal(a.done.path, ACCTNAMES_PATH_SWAP);
 	assert_int_equal(a.done.seq, 2);
 	assert_int_equal(a.event_kind, TALLY_HANG);
 }
@@ -174,15 +175,15 @@ static void detect_from_onset(void **state)
 	two_training(&a);
 	tally_detect(&a, 5000, 3000, TALLY_CRASH);
 	invariants(&a);
-	assert_int_equal(a.nms[TALLY_DETECT], 4000);
-	assert_int_equal(a.nms[TALLY_TRAINING], 4000);
+	assert_int_equal(a.nms[ACCTNAMES_CAUSE_DETECT], 4000);
+	assert_int_equal(a.nms[ACCTNAMES_CAUSE_TRAINING], 4000);
 	assert_int_equal(a.train_wall_ms, 2000);
 	assert_int_equal(a.phase, TALLY_PH_RESIZE);
 	tally_sizes(&a, 6000, 1, 1);
 	tally_step(&a, 7000, 41);
 	tally_detect(&a, 9000, 100, TALLY_HANG);
 	invariants(&a);
-	assert_int_equal(a.nms[TALLY_DETECT], 4000 + 2000);
+	assert_int_equal(a.nms[ACCTNAMES_CAUSE_DETECT], 4000 + 2000);
 	assert_int_equal(a.done.kind, TALLY_CRASH);
 }
 
@@ -198,14 +199,14 @@ static void checkpoint_stall(void **state)
 	tally_save(&a, 5500, 700);
 	tally_save(&a, 6000, 600);
 	invariants(&a);
-	assert_int_equal(a.nms[TALLY_CHECKPOINT], 1400);
+	assert_int_equal(a.nms[ACCTNAMES_CAUSE_CHECKPOINT], 1400);
 	tally_save(&a, 9000, 300);
 	invariants(&a);
-	assert_int_equal(a.nms[TALLY_CHECKPOINT], 2000);
+	assert_int_equal(a.nms[ACCTNAMES_CAUSE_CHECKPOINT], 2000);
 	/* Not in the training loop: the resize has it. */
 	tally_event(&a, 9000, TALLY_SIGNAL);
 	tally_save(&a, 9500, 300);
-	assert_int_equal(a.nms[TALLY_CHECKPOINT], 2000);
+	assert_int_equal(a.nms[ACCTNAMES_CAUSE_CHECKPOINT], 2000);
 }
 
 /* Nodes held outside the world; fewer held than in the world is the
@@ -221,7 +222,7 @@ static void outside_world(void **state)
 	tally_sizes(&a, 2000, 1, 2);
 	tally_advance(&a, 3000);
 	invariants(&a);
-	assert_int_equal(a.nms[TALLY_OUTSIDE], 2000);
+	assert_int_equal(a.nms[ACCTNAMES_CAUSE_OUTSIDE], 2000);
 	assert_int_equal(a.held_nms, 3000 * 2 + 2000);
 }
 
@@ -237,7 +238,7 @@ static void ranks_up_stands_for_step(void **state)
 	tally_up(&a, 1000);
 	tally_advance(&a, 3000);
 	invariants(&a);
-	assert_int_equal(a.nms[TALLY_TRAINING], 4000);
+	assert_int_equal(a.nms[ACCTNAMES_CAUSE_TRAINING], 4000);
 	tally_event(&a, 3000, TALLY_SIGNAL);
 	tally_up(&a, 4000);
 	invariants(&a);
@@ -250,10 +251,10 @@ static void ranks_up_stands_for_step(void **state)
 	tally_up(&a, 1000);
 	tally_step(&a, 4000, 1);
 	invariants(&a);
-	assert_int_equal(a.nms[TALLY_WAITING], 8000);
-	assert_int_equal(a.nms[TALLY_TRAINING], 0);
+	assert_int_equal(a.nms[ACCTNAMES_CAUSE_WAITING], 8000);
+	assert_int_equal(a.nms[ACCTNAMES_CAUSE_TRAINING], 0);
 	tally_advance(&a, 5000);
-	assert_int_equal(a.nms[TALLY_TRAINING], 2000);
+	assert_int_equal(a.nms[ACCTNAMES_CAUSE_TRAINING], 2000);
 	/* Once reported, a start is no step. */
 	tally_event(&a, 5000, TALLY_CHANGE);
 	tally_up(&a, 6000);
@@ -327,9 +328,13 @@ static void kinds_and_names(void **state)
 	assert_string_equal(tally_kind_name(TALLY_SPARE_SWAP), "spare-swap");
 	assert_string_equal(tally_kind_name(TALLY_SIGNAL), "preemption");
 	assert_string_equal(tally_kind_name(TALLY_CHANGE), "shrink");
-	assert_string_equal(tally_path_name(TALLY_INPLACE), "inplace");
-	assert_string_equal(tally_cause_name(TALLY_RESIZE_SWAP), "resize_swap");
+	assert_string_equal(tally_kind_name(TALLY_GROWTH), "growth");
+	/* The launcher's five phases are the contract's. */
+	assert_string_equal(tally_phase_name(TALLY_PH_WAITING), "waiting");
+	assert_string_equal(tally_phase_name(TALLY_PH_TRAINING), "training");
+	assert_string_equal(tally_phase_name(TALLY_PH_RESIZE), "resize");
 	assert_string_equal(tally_phase_name(TALLY_PH_REDO), "redo");
+	assert_string_equal(tally_phase_name(TALLY_PH_ENDED), "ended");
 }
 
 /* Random sequences of everything the launcher may say: held is the sum
@@ -358,7 +363,8 @@ static void random_sequences(void **state)
 			}
 			case 1:
 				tally_event(&a, t,
-					    (enum tally_kind)(rand() % 9));
+					    (enum tally_kind)(
+						rand() % (TALLY_CHANGE + 1)));
 				break;
 			case 2:
 				tally_detect(&a, t,
@@ -367,7 +373,8 @@ static void random_sequences(void **state)
 				break;
 			case 3:
 				tally_path(&a, t,
-					   (enum tally_path)(rand() % 3));
+					   (enum acctnames_path)(
+					       rand() % ACCTNAMES_NPATHS));
 				break;
 			case 4:
 				tally_up(&a, t);
