@@ -19,6 +19,10 @@ report against the cluster simulator's (bench_cluster) on the same file.
       timelines from elasticd (replay_events.py)
   replay_report.py compare REPLAY SIM [--tolerance PCT] [--floor-s S]
       both reports side by side; exit 1 unless they agree (see agree())
+  replay_report.py harm WITH WITHOUT --grace S
+      the rigid jobs' wait p95 with slurm-elastic against the same
+      workload's without it (each group one rigid job at its min): exit 1
+      unless with is no more than the units' grace above without
 
 The report (one JSON object), as bench_cluster prints it: nodes, span_s
 (first submit to last end), utilization (node-seconds held by any job /
@@ -352,6 +356,26 @@ def cmd_compare(args):
     return 0 if fine else 1
 
 
+def harm(with_, without, grace):
+    """(the line, True when the rigid jobs' wait p95 with slurm-elastic
+    is no more than the units' grace above without it)."""
+    a, b = with_["rigid"]["wait_p95_s"], without["rigid"]["wait_p95_s"]
+    fine = with_["rigid"]["n"] == without["rigid"]["n"] and a <= b + grace + 1e-9
+    return ("rigid wait p95 with slurm-elastic %g s, without %g s (%d and %d rigid jobs), "
+            "the units' grace %g s: %s" % (a, b, with_["rigid"]["n"], without["rigid"]["n"],
+                                          grace, "pass" if fine else "FAIL")), fine
+
+
+def cmd_harm(args):
+    with open(args.with_) as f:
+        with_ = json.load(f)
+    with open(args.without) as f:
+        without = json.load(f)
+    line, fine = harm(with_, without, args.grace)
+    print(line)
+    return 0 if fine else 1
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -368,9 +392,14 @@ def main(argv):
     p.add_argument("sim")
     p.add_argument("--tolerance", type=float, default=10.0)
     p.add_argument("--floor-s", type=float, default=10.0)
+    p = sub.add_parser("harm")
+    p.add_argument("with_", metavar="with")
+    p.add_argument("without")
+    p.add_argument("--grace", type=float, required=True)
     args = ap.parse_args(argv)
     try:
-        return dict(plan=cmd_plan, report=cmd_report, compare=cmd_compare)[args.cmd](args)
+        return dict(plan=cmd_plan, report=cmd_report, compare=cmd_compare,
+                    harm=cmd_harm)[args.cmd](args)
     except (WorkloadError, ValueError, OSError, KeyError) as e:
         print("replay_report: %s" % e, file=sys.stderr)
         return 2

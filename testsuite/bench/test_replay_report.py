@@ -155,6 +155,28 @@ def test_compare(d, report):
                         "compare: a share 0.1 off disagrees, and says which")
 
 
+def test_harm(d, report):
+    """harm: with's rigid wait p95 no more than the grace above without's."""
+    with_ = json.loads(report)
+    without = json.loads(report)
+    without["rigid"]["wait_p95_s"] = with_["rigid"]["wait_p95_s"] - 10
+    paths = [os.path.join(d, n) for n in ("with.json", "without.json")]
+    for path, doc in zip(paths, (with_, without)):
+        with open(path, "w") as f:
+            json.dump(doc, f)
+    c = run(["harm"] + paths + ["--grace", "10"])
+    good = check(c.returncode == 0 and c.stdout.rstrip().endswith(": pass"),
+                 "harm: 10 s more than without, grace 10 s, passes\n" + c.stdout)
+    c = run(["harm"] + paths + ["--grace", "9"])
+    good &= check(c.returncode == 1 and "FAIL" in c.stdout,
+                  "harm: 10 s more than without, grace 9 s, fails\n" + c.stdout)
+    without["rigid"]["n"] += 1
+    with open(paths[1], "w") as f:
+        json.dump(without, f)
+    c = run(["harm"] + paths + ["--grace", "100"])
+    return good & check(c.returncode == 1, "harm: a different count of rigid jobs fails")
+
+
 def main():
     with tempfile.TemporaryDirectory() as d:
         wl = os.path.join(d, "w")
@@ -165,6 +187,7 @@ def main():
         good &= fine
         good &= test_events(d, wl, json.loads(report)["groups"][0]["share"])
         good &= test_compare(d, report)
+        good &= test_harm(d, report)
     return 0 if good else 1
 
 
