@@ -99,6 +99,20 @@ ed_write_conf() {
 	} >"$ED_CONF"
 }
 
+# ed_own_cluster: the test's own cluster (the MC_DIR, MC_PORT_BASE and
+# other MC_* it exported before sourcing this file), a leftover of it
+# stopped first; up or bail out, down at exit.  Then ed_setup.
+_ed_own_down() { "$MINICLUSTER" down >/dev/null 2>&1; }
+ed_own_cluster() {
+	_ed_own_down
+	at_exit _ed_own_down
+	"$MINICLUSTER" up >"$MC_DIR.up.log" 2>&1 || {
+		sed 's/^/# /' "$MC_DIR.up.log" | tail -n 20
+		bail "minicluster up ($MC_NODES nodes) failed"
+	}
+	ed_setup
+}
+
 # ---------------------------------------------------------------- daemon
 
 pid_alive() { # not a zombie

@@ -24,14 +24,7 @@ export MC_DIR MC_PORT_BASE MC_HOSTS=0 MC_NODES=9 MC_FIRST_JOB_ID=800000 \
 
 plan 29
 
-share_down() { "$MINICLUSTER" down >/dev/null 2>&1; }
-share_down
-at_exit share_down
-"$MINICLUSTER" up >"$MC_DIR.up.log" 2>&1 || {
-	sed 's/^/# /' "$MC_DIR.up.log" | tail -n 20
-	bail "minicluster up ($MC_NODES nodes) failed"
-}
-ed_setup
+ed_own_cluster
 ok "elasticd starts" ed_start
 
 RIGID=elastic-dave
