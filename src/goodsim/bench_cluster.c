@@ -91,6 +91,9 @@ static int bc_one(const struct bc_args *a, const struct workload *w,
 	run->passes = r.passes;
 	run->sched_passes = r.sched_passes;
 	run->backfill_passes = r.backfill_passes;
+	run->timeline = r.timeline;
+	run->ntimeline = r.ntimeline;
+	r.timeline = NULL;
 	run->done = true;
 	cluster_result_free(&r);
 	return 0;
@@ -119,13 +122,17 @@ int main(int argc, char **argv)
 		if (a.json) {
 			bc_print_json(run);
 			missed = bc_print_targets(&a, run, true);
-		} else
+		} else {
 			missed = bc_print_table(&a, run);
+			bc_print_timeline(run);
+		}
 		if (a.check && missed)
 			rc = 1;
 	}
-	report_free(&run[0].rep);
-	report_free(&run[1].rep);
+	for (int k = 0; k < 2; k++) {
+		report_free(&run[k].rep);
+		free(run[k].timeline);
+	}
 	workload_free(&w);
 	return rc;
 }

@@ -35,6 +35,8 @@ struct bc_run {
 	struct cluster_report rep;
 	double wall_s, cpu_s;
 	uint64_t passes, sched_passes, backfill_passes;
+	struct cluster_tl_event *timeline; /* --timeline */
+	size_t ntimeline;
 };
 
 /* What is simulated: the cluster, the workload, the model's settings. */
@@ -43,8 +45,11 @@ void bc_print_setup(const struct bc_args *a, const struct workload *w);
  * when both ran; the number of targets missed. */
 unsigned bc_print_table(const struct bc_args *a, const struct bc_run *run);
 /* Each run done as one JSON object a line (without, then with), in the
- * report format the real-cluster replay shares. */
+ * report format the real-cluster replay shares (with --timeline, a key
+ * "timeline" more: bench_cluster(1)). */
 void bc_print_json(const struct bc_run *run);
+/* Each run's timeline as text, one event a line. */
+void bc_print_timeline(const struct bc_run *run);
 /* The targets when both ran (and the time with --max-cpu): the
  * number missed, printed unless quiet. */
 unsigned bc_print_targets(const struct bc_args *a, const struct bc_run *run,

@@ -19,8 +19,8 @@ static const char usage[] =
     "FILE]\n"
     "         [--grace S] [--leave S] [--pass-interval S] [--idle-pass S]\n"
     "         [--backfill-interval S] [--scale-delay S] [--unit-nice N]\n"
-    "         [--run with|without|both] [--json] [--check] [--max-cpu "
-    "S]\n";
+    "         [--run with|without|both] [--json] [--timeline] [--check]\n"
+    "         [--max-cpu S]\n";
 
 enum {
 	O_NODES = 1,
@@ -45,6 +45,7 @@ enum {
 	O_JSON,
 	O_CHECK,
 	O_CPU,
+	O_TIMELINE,
 };
 
 static const struct option longopts[] = {
@@ -70,6 +71,7 @@ static const struct option longopts[] = {
 	{ "json", no_argument, NULL, O_JSON },
 	{ "check", no_argument, NULL, O_CHECK },
 	{ "max-cpu", required_argument, NULL, O_CPU },
+	{ "timeline", no_argument, NULL, O_TIMELINE },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -228,6 +230,9 @@ static int bc_set_word(struct bc_args *a, int c)
 		return 0;
 	case O_CHECK:
 		a->check = true;
+		return 0;
+	case O_TIMELINE:
+		a->params.timeline = true;
 		return 0;
 	}
 	return -1;

@@ -124,9 +124,35 @@ unsigned bc_print_table(const struct bc_args *a, const struct bc_run *run)
 	return bc_print_targets(a, run, false);
 }
 
-/* One run's report as one JSON object. */
-static void bc_json_one(const struct cluster_report *r)
+static const char *const bc_what[] = { "submit", "start", "preempt", "end",
+				       "world" };
+static const char *const bc_role[] = { "rigid", "preemptor", "base", "unit" };
+
+/* A timeline's event as a JSON object. */
+static void bc_json_event(const struct cluster_tl_event *e)
 {
+	printf("{\"t_s\":%.3f,\"event\":\"%s\",\"role\":\"%s\",\"job\":%u,"
+	       "\"nodes\":%u",
+	       (double)e->t_ms / 1000, bc_what[e->what], bc_role[e->role],
+	       e->job, e->nodes);
+	if (e->group >= 0)
+		printf(",\"group\":%d", e->group);
+	if (e->wl >= 0)
+		printf(",\"line\":%d", e->wl);
+	if (e->what == CLUSTER_TL_SUBMIT)
+		printf(",\"nice\":%u", e->nice);
+	if (e->what == CLUSTER_TL_PREEMPT)
+		printf(",\"by\":%u", e->by);
+	if (e->why)
+		printf(",\"why\":\"%s\"", e->why);
+	printf("}");
+}
+
+/* One run's report as one JSON object. */
+static void bc_json_one(const struct bc_run *run)
+{
+	const struct cluster_report *r = &run->rep;
+
 	printf("{\"nodes\":%u,\"span_s\":%.0f,\"utilization\":%.4f,"
 	       "\"rigid\":{\"n\":%zu,\"wait_p50_s\":%.1f,\"wait_p95_s\":%.1f,"
 	       "\"completion_mean_s\":%.1f,\"completion_p95_s\":%.1f},"
@@ -140,15 +166,51 @@ static void bc_json_one(const struct cluster_report *r)
 		       r->groups[i].max, r->groups[i].node_s,
 		       r->groups[i].share);
 	printf("],\"jain\":%.4f,\"unit_starts_per_h\":%.2f,"
-	       "\"unit_preemptions_per_h\":%.2f}\n",
+	       "\"unit_preemptions_per_h\":%.2f",
 	       r->jain, r->unit_starts_per_h, r->unit_preemptions_per_h);
+	if (run->timeline) {
+		printf(",\"timeline\":[");
+		for (size_t i = 0; i < run->ntimeline; i++) {
+			printf(i ? "," : "");
+			bc_json_event(&run->timeline[i]);
+		}
+		printf("]");
+	}
+	printf("}\n");
 }
 
 void bc_print_json(const struct bc_run *run)
 {
 	for (int k = 0; k < 2; k++)
 		if (run[k].done)
-			bc_json_one(&run[k].rep);
+			bc_json_one(&run[k]);
+}
+
+void bc_print_timeline(const struct bc_run *run)
+{
+	for (int k = 0; k < 2; k++) {
+		if (!run[k].done || !run[k].timeline)
+			continue;
+		printf("\ntimeline %s slurm-elastic (s, event, role, job, "
+		       "nodes, group, more: bench_cluster(1)):\n",
+		       k ? "with" : "without");
+		for (size_t i = 0; i < run[k].ntimeline; i++) {
+			const struct cluster_tl_event *e = &run[k].timeline[i];
+
+			printf("%10.3f %-7s %-9s %6u %5u",
+			       (double)e->t_ms / 1000, bc_what[e->what],
+			       bc_role[e->role], e->job, e->nodes);
+			if (e->group >= 0)
+				printf(" group %d", e->group + 1);
+			if (e->what == CLUSTER_TL_SUBMIT)
+				printf(" nice %u", e->nice);
+			if (e->what == CLUSTER_TL_PREEMPT)
+				printf(" for %u", e->by);
+			if (e->why)
+				printf(" (%s)", e->why);
+			printf("\n");
+		}
+	}
 }
 
 static const char *bc_verdict(bool ok)

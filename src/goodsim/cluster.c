@@ -61,6 +61,7 @@ void cluster_result_free(struct cluster_result *r)
 {
 	free(r->job);
 	free(r->group);
+	free(r->timeline);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -158,6 +159,7 @@ static void cl_figures(struct cl_run *x, struct cluster_result *r)
 	r->sched_passes = sl->passes;
 	r->backfill_passes = sl->backfills;
 	ce_figures(&x->s, r);
+	ct_take(&x->s, r);
 }
 
 static int cl_loop(struct cl_run *x, struct cluster_result *r)
@@ -173,7 +175,7 @@ static int cl_loop(struct cl_run *x, struct cluster_result *r)
 
 		if (cl_step(x, r) < 0)
 			return -1;
-		if (s->sl.oom)
+		if (s->sl.oom || s->tl.oom)
 			return elastic_errorf(s->err, "out of memory");
 		next = x->next < s->w->n ? s->w->job[x->next].submit_ms
 					 : CL_FOREVER;
@@ -225,6 +227,7 @@ out:
 	cluster_result_free(&r);
 	ce_free(&x.s);
 	cs_free(&x.s);
+	ct_free(&x.s);
 	free(x.line_job);
 	return rc;
 }

@@ -59,6 +59,7 @@ struct cluster_params {
 	unsigned bf_interval_s;
 	unsigned scale_delay_s, fault_timeout_s;
 	unsigned unit_nice; /* elastic.conf's UnitNice */
+	bool timeline;	    /* keep the run's timeline (cluster_result) */
 };
 /* The defaults: grace 120 s (the example's GraceTime), ranks leave in
  * 10 s, elasticd's passes every 60 s at most while its groups' jobs move
@@ -84,6 +85,36 @@ struct cluster_group {
 	uint64_t unit_starts, unit_preemptions;
 };
 
+/* The run's timeline (cluster_params.timeline): each job's submit, start,
+ * preemption and end, and each group's world as elasticd changes it
+ * (without slurm-elastic: the nodes its job holds), in time order. */
+enum cluster_tl_what {
+	CLUSTER_TL_SUBMIT,
+	CLUSTER_TL_START,
+	CLUSTER_TL_PREEMPT,
+	CLUSTER_TL_END,
+	CLUSTER_TL_WORLD
+};
+enum cluster_tl_role {
+	CLUSTER_TL_RIGID,
+	CLUSTER_TL_PREEMPTOR,
+	CLUSTER_TL_BASE,
+	CLUSTER_TL_UNIT
+};
+struct cluster_tl_event {
+	int64_t t_ms;
+	enum cluster_tl_what what;
+	enum cluster_tl_role role; /* WORLD: the group's base */
+	uint32_t job;		   /* its id (WORLD: the group's base) */
+	int32_t group;		   /* the group's index, or -1 */
+	int32_t wl;		   /* its workload line, or -1 (a unit) */
+	uint32_t nodes;		   /* the job's (WORLD: the world's) */
+	unsigned nice;
+	uint32_t by;	 /* PREEMPT: the job it was preempted for */
+	const char *why; /* END: completed, time limit, cancelled,
+			  * cancelled after preemption, grace over */
+};
+
 struct cluster_result {
 	size_t njobs;
 	struct cluster_times *job; /* the workload's order */
@@ -96,6 +127,8 @@ struct cluster_result {
 	double below_s, below_held_node_s;
 	uint64_t unit_starts, unit_preemptions;
 	uint64_t passes, sched_passes, backfill_passes;
+	struct cluster_tl_event *timeline; /* with params.timeline */
+	size_t ntimeline;
 };
 void cluster_result_free(struct cluster_result *r);
 

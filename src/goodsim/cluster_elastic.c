@@ -79,8 +79,10 @@ void ce_job_moved(struct csim *s, struct cl_job *j, bool started, bool ended)
 		g->unit_held -= unit ? j->nnodes : 0;
 	} else if (!ended && j->preempted && !j->steps_gone)
 		g->unit_preemptions++;
-	if (!s->p->elastic)
+	if (!s->p->elastic && g->world != g->held) {
 		g->world = g->held;
+		ct_world(s, (size_t)j->group, g->world);
+	}
 	ce_set_below(s, g);
 	ce_wake(s, s->now);
 }
@@ -317,6 +319,7 @@ static void ce_worlds(struct csim *s)
 		if (w != g->world) {
 			ce_account(s, g);
 			g->world = w;
+			ct_world(s, i, w);
 		}
 	}
 }

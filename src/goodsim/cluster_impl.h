@@ -5,8 +5,9 @@
  * What the cluster simulator's parts share (cluster.h): cluster.c (a
  * run: the workload's arrivals, the events in time order, the figures),
  * cluster_slurm.c (the model of Slurm: it alone writes struct cslurm and
- * the jobs) and cluster_elastic.c (elasticd and the groups: it alone
- * writes struct celastic and the groups).  Private to libgoodsim.
+ * the jobs), cluster_elastic.c (elasticd and the groups: it alone
+ * writes struct celastic and the groups) and cluster_timeline.c (the
+ * run's timeline, struct ctimeline).  Private to libgoodsim.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -110,12 +111,20 @@ struct celastic {
 	uint64_t passes;
 };
 
+/* The run's timeline, when asked for (cluster_timeline.c). */
+struct ctimeline {
+	struct cluster_tl_event *v;
+	size_t n, cap;
+	bool oom; /* it could not grow: the run fails */
+};
+
 struct csim {
 	const struct cluster_params *p;
 	const struct workload *w;
 	int64_t now;
 	struct cslurm sl;
 	struct celastic el;
+	struct ctimeline tl;
 	elastic_error_t *err;
 };
 
@@ -158,5 +167,15 @@ void ce_job_moved(struct csim *s, struct cl_job *j, bool started, bool ended);
 int ce_pass(struct csim *s, const struct cl_ev *ev);
 /* The groups' figures into r, accounted to now. */
 void ce_figures(struct csim *s, struct cluster_result *r);
+
+/* cluster_timeline.c (with params.timeline; nothing otherwise).  Job j
+ * submitted, started, preempted (for job by) or ended now. */
+void ct_job(struct csim *s, const struct cl_job *j, enum cluster_tl_what what,
+	    uint32_t by);
+/* Group gi's world is now world nodes. */
+void ct_world(struct csim *s, size_t gi, uint32_t world);
+/* The timeline moved into r (in time order already). */
+void ct_take(struct csim *s, struct cluster_result *r);
+void ct_free(struct csim *s);
 
 #endif

@@ -175,6 +175,7 @@ int32_t cs_submit(struct csim *s, enum cl_role role, int32_t group, int32_t wl,
 		goto oom;
 	sl->units_sorted &= role != CL_UNIT;
 	sl->dirty = true;
+	ct_job(s, j, CLUSTER_TL_SUBMIT, 0);
 	return ji;
 oom:
 	elastic_errorf(s->err, "jobs: out of memory (%zu)", sl->njob);
@@ -239,6 +240,7 @@ static void cs_start(struct csim *s, int32_t ji)
 	}
 	if (j->ends_at != CL_FOREVER)
 		cs_event(s, j->ends_at, CL_EV_END, ji);
+	ct_job(s, j, CLUSTER_TL_START, 0);
 	if (j->group >= 0)
 		ce_job_moved(s, j, true, false);
 }
@@ -267,13 +269,14 @@ void cs_end(struct csim *s, int32_t ji, enum job_end end)
 	j->end_ms = s->now;
 	sl->dirty = true;
 	sl->wl_done += j->wl >= 0;
+	ct_job(s, j, CLUSTER_TL_END, 0);
 	if (j->group >= 0)
 		ce_job_moved(s, j, false, true);
 }
 
-/* Slurm preempts unit ji: its ranks leave after leave_s, Slurm ends it
- * at the grace's end. */
-static void cs_preempt(struct csim *s, int32_t ji)
+/* Slurm preempts unit ji for job by: its ranks leave after leave_s,
+ * Slurm ends it at the grace's end. */
+static void cs_preempt(struct csim *s, int32_t ji, uint32_t by)
 {
 	struct cslurm *sl = &s->sl;
 	struct cl_job *j = &sl->job[ji];
@@ -288,13 +291,14 @@ static void cs_preempt(struct csim *s, int32_t ji)
 	if (leave < grace)
 		cs_event(s, s->now + leave, CL_EV_STEPS_GONE, ji);
 	cs_event(s, s->now + grace, CL_EV_GRACE, ji);
+	ct_job(s, j, CLUSTER_TL_PREEMPT, by);
 	ce_job_moved(s, j, false, false);
 }
 
-/* Preempt units for n nodes in the order Slurm's partition_prio takes
- * them within a tier, as the real cluster shows (t0196): the fewest nodes
+/* Preempt units for n nodes (for job by) in the order Slurm's partition_prio
+ * takes them within a tier, as the real cluster shows (t0196): the fewest nodes
  * first, then the oldest job; a unit's nice plays no part. */
-static void cs_preempt_for(struct csim *s, uint32_t n)
+static void cs_preempt_for(struct csim *s, uint32_t n, uint32_t by)
 {
 	struct cslurm *sl = &s->sl;
 
@@ -313,7 +317,7 @@ static void cs_preempt_for(struct csim *s, uint32_t n)
 		}
 		ji = sl->run_units.v[best];
 		n = sl->job[ji].nnodes >= n ? 0 : n - sl->job[ji].nnodes;
-		cs_preempt(s, ji);
+		cs_preempt(s, ji, by);
 	}
 }
 
@@ -391,7 +395,7 @@ static bool cs_try_protected(struct csim *s, struct cs_pass *ps, int32_t ji)
 		if (rest) {
 			uint32_t before = s->sl.units;
 
-			cs_preempt_for(s, rest);
+			cs_preempt_for(s, rest, j->id);
 			ps->u -= before - s->sl.units < ps->u
 				     ? before - s->sl.units
 				     : ps->u;

@@ -2,7 +2,8 @@
  * report's arithmetic (percentiles, Jain's index, shares, utilization,
  * the targets), and the model on small workloads: a rigid job that could
  * start but for units starts within their grace, idle nodes go to the
- * groups, and the same workload gives the same figures. */
+ * groups, the same workload gives the same figures, and the timeline
+ * tells what happened in order. */
 #include "config.h"
 
 #include <setjmp.h>
@@ -184,6 +185,98 @@ static void test_equal_groups(void **state)
 	report_free(&rep);
 }
 
+/* The run of test_timeline, its timeline kept or not. */
+static void run_timeline(bool on, struct cluster_result *r)
+{
+	static const char text[] = "0 elastic e1 1 4 3600 7200\n"
+				   "600 rigid r1 2 - 600 900\n";
+	struct workload w = { 0 };
+	struct cluster_params p;
+	elastic_error_t err;
+
+	cluster_params_defaults(&p, 4);
+	p.pass_ms = 10000;
+	p.timeline = on;
+	assert_int_equal(workload_parse(text, "t", &w, &err), 0);
+	if (cluster_run(&p, &w, r, &err) < 0)
+		fail_msg("cluster_run: %s", err.text);
+	workload_free(&w);
+}
+
+/* One group holds the 4 nodes (its base and 3 units); a rigid job of 2
+ * comes at 600 s.  The timeline tells it in time order: the base's
+ * submit and start, the units' starts, the world of 4, two units
+ * preempted for the rigid job, the world of 2, their ends once their
+ * ranks left, the rigid job's start within the grace, two units again
+ * after it.  Keeping it changes
+ * none of the figures; not asked for, there is none. */
+static void test_timeline(void **state)
+{
+	struct cluster_result r, off;
+	const struct cluster_tl_event *e;
+	uint32_t rigid = 0, preempted[2] = { 0, 0 };
+	unsigned npre = 0, ends = 0, unit_starts = 0;
+	int64_t rigid_start = -1;
+	bool world4 = false, world2 = false;
+
+	(void)state;
+	run_timeline(true, &r);
+	run_timeline(false, &off);
+	assert_null(off.timeline);
+	assert_int_equal(off.ntimeline, 0);
+	assert_memory_equal(r.job, off.job, r.njobs * sizeof(r.job[0]));
+	assert_memory_equal(r.group, off.group, r.ngroups * sizeof(r.group[0]));
+	assert_true(r.ntimeline > 6);
+	e = r.timeline;
+	assert_int_equal(e[0].what, CLUSTER_TL_SUBMIT);
+	assert_int_equal(e[0].role, CLUSTER_TL_BASE);
+	assert_int_equal(e[1].what, CLUSTER_TL_START);
+	assert_int_equal(e[1].job, e[0].job);
+	for (size_t i = 0; i < r.ntimeline; i++) {
+		if (i)
+			assert_true(e[i].t_ms >= e[i - 1].t_ms);
+		if (e[i].role == CLUSTER_TL_RIGID &&
+		    e[i].what == CLUSTER_TL_SUBMIT) {
+			rigid = e[i].job;
+			assert_int_equal(e[i].t_ms, 600000);
+			assert_int_equal(e[i].wl, 1);
+		}
+		if (e[i].role == CLUSTER_TL_RIGID &&
+		    e[i].what == CLUSTER_TL_START)
+			rigid_start = e[i].t_ms;
+		if (e[i].role == CLUSTER_TL_UNIT &&
+		    e[i].what == CLUSTER_TL_START) {
+			assert_int_equal(e[i].group, 0);
+			assert_int_equal(e[i].wl, -1);
+			unit_starts++;
+		}
+		if (e[i].what == CLUSTER_TL_PREEMPT) {
+			assert_int_equal(e[i].by, rigid);
+			assert_true(npre < 2);
+			preempted[npre++] = e[i].job;
+		}
+		if (e[i].what == CLUSTER_TL_END && npre &&
+		    (e[i].job == preempted[0] || e[i].job == preempted[1])) {
+			assert_string_equal(e[i].why,
+					    "cancelled after preemption");
+			ends++;
+		}
+		if (e[i].what == CLUSTER_TL_WORLD) {
+			world4 |= e[i].nodes == 4 && e[i].t_ms < 600000;
+			world2 |= e[i].nodes == 2 && e[i].t_ms >= 600000 &&
+				  e[i].t_ms < 1200000;
+		}
+	}
+	assert_int_equal(unit_starts, 5); /* 3, and 2 once the job ended */
+	assert_int_equal(npre, 2);
+	assert_int_equal(ends, 2);
+	assert_true(world4 && world2);
+	assert_true(rigid_start > 600000 && rigid_start <= 720000);
+	assert_int_equal(rigid_start, r.job[1].start_ms);
+	cluster_result_free(&r);
+	cluster_result_free(&off);
+}
+
 /* A generated day on 200 nodes, twice: the same figures. */
 static void test_deterministic(void **state)
 {
@@ -218,6 +311,7 @@ int main(void)
 		cmocka_unit_test(test_rigid_within_grace),
 		cmocka_unit_test(test_equal_groups),
 		cmocka_unit_test(test_deterministic),
+		cmocka_unit_test(test_timeline),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
