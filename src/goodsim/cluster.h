@@ -20,13 +20,21 @@
  *   the groups' bases, 10, never preempted) and preempt (units, 1,
  *   PreemptMode=REQUEUE, GraceTime=grace_s).  The queue is in Slurm's
  *   order: the partition's tier, then the job's priority, which is
- *   priority/multifactor's as the embedded cluster sets it (one partition
- *   factor for all, PriorityWeightAge=1000 over PriorityMaxAge=1 day)
- *   less the job's nice: a rigid job's 0, a unit's its unit_request.nice.
+ *   priority/multifactor's as the embedded cluster sets it from 23.11
+ *   (one partition factor for all, PriorityWeightAge=1000 over
+ *   PriorityMaxAge=1 day) less the job's nice: a rigid job's 0, a unit's
+ *   its unit_request.nice; among equal priorities the older job first.
+ *   (On 22.05 the embedded cluster keeps priority/basic: each job one
+ *   below the one submitted before it, less its nice; the same order as
+ *   long as fewer than a nice step's worth of jobs, 100, separate two
+ *   pending units' submits.)
  * - The main scheduler runs at each event: the jobs in order, each
  *   started when its nodes are free; a protected job (high or base) that
- *   could start but for units preempts the units it needs (the highest
- *   nice first, then the youngest) and takes their nodes when they leave:
+ *   could start but for units preempts the units it needs (the fewest
+ *   nodes first, then the oldest job: preempt/partition_prio ranks the
+ *   candidates by tier and node count, ties in the controller's job list,
+ *   the order of their ids; a unit's nice plays no part) and takes their
+ *   nodes when they leave:
  *   at once when the unit ends (elasticd cancels it once its ranks left,
  *   leave_s after the preemption) or at the grace's end.  It stops at the
  *   first job that cannot start even so.
@@ -39,6 +47,14 @@
  *   (0: the partitions' MaxTime, 7 days).
  * - A preempted unit ends (is not requeued) at the grace's end if nothing
  *   ended it before.
+ * - Every job starts at the instant it can (Slurm: at its next
+ *   scheduling pass, a fraction of a second later), and the scheduler
+ *   runs once all of an instant is done: an arrival due the same second
+ *   as another job's end sees that job's nodes free.  On a real cluster
+ *   such a tie goes either way, by the phases of its passes; the
+ *   figures of a workload full of them (a small group's share above all)
+ *   differ from run to run there, and from the model's (bench_cluster(1),
+ *   TIMELINE).
  *
  * With slurm-elastic, elasticd's own decisions: one reconcile instance
  * for all the groups, as the daemon runs it, passed over a snapshot of
