@@ -69,33 +69,56 @@ static int bc_workload(const struct bc_args *a, struct workload *w)
 	return rc;
 }
 
-/* One run (with slurm-elastic or without): 0, or -1 with the error
- * printed. */
+/* The k-th repeat (from 0) of a run, seed k + 1, into run: its report
+ * (the first) or into the mean.  0, or -1 with err set. */
+static int bc_repeat(const struct workload *w, struct cluster_params *p,
+		     unsigned k, struct bc_run *run, elastic_error_t *err)
+{
+	struct cluster_result r;
+	struct cluster_report rep;
+
+	p->seed = (uint64_t)k + 1;
+	if (cluster_run(p, w, &r, err) < 0)
+		return -1;
+	if (report_build(w, p->nodes, &r, k ? &rep : &run->rep, err) < 0) {
+		cluster_result_free(&r);
+		return -1;
+	}
+	if (k) {
+		report_average(&run->rep, &rep, (size_t)k + 1);
+		report_free(&rep);
+	} else {
+		run->passes = r.passes;
+		run->sched_passes = r.sched_passes;
+		run->backfill_passes = r.backfill_passes;
+		run->timeline = r.timeline;
+		run->ntimeline = r.ntimeline;
+		r.timeline = NULL;
+	}
+	cluster_result_free(&r);
+	return 0;
+}
+
+/* One run (with slurm-elastic or without), --repeat times: 0, or -1
+ * with the error printed. */
 static int bc_one(const struct bc_args *a, const struct workload *w,
 		  bool elastic, struct bc_run *run)
 {
 	struct cluster_params p = a->params;
-	struct cluster_result r;
 	elastic_error_t err;
 	double t0 = bc_now(), c0 = bc_cpu();
 
 	p.elastic = elastic;
-	if (cluster_run(&p, w, &r, &err) < 0 ||
-	    report_build(w, p.nodes, &r, &run->rep, &err) < 0) {
-		fprintf(stderr, "bench_cluster: %s: %s\n",
-			elastic ? "with slurm-elastic" : "without", err.text);
-		return -1;
-	}
+	for (unsigned k = 0; k < a->repeat; k++)
+		if (bc_repeat(w, &p, k, run, &err) < 0) {
+			fprintf(stderr, "bench_cluster: %s: %s\n",
+				elastic ? "with slurm-elastic" : "without",
+				err.text);
+			return -1;
+		}
 	run->wall_s = bc_now() - t0;
 	run->cpu_s = bc_cpu() - c0;
-	run->passes = r.passes;
-	run->sched_passes = r.sched_passes;
-	run->backfill_passes = r.backfill_passes;
-	run->timeline = r.timeline;
-	run->ntimeline = r.ntimeline;
-	r.timeline = NULL;
 	run->done = true;
-	cluster_result_free(&r);
 	return 0;
 }
 

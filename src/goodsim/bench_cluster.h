@@ -21,15 +21,17 @@ struct bc_args {
 	const char *in;	 /* --workload FILE: read, not generated */
 	const char *out; /* --write-workload FILE */
 	bool json, check;
-	int runs;	/* BC_WITHOUT | BC_WITH */
-	double max_cpu; /* --max-cpu S: each run's processor time; 0: none */
+	int runs;	 /* BC_WITHOUT | BC_WITH */
+	double max_cpu;	 /* --max-cpu S: each run's processor time; 0: none */
+	unsigned repeat; /* --repeat N: each run N times (seeds 1..N) */
 };
 
 /* The command line into a: -1 to go on, else the exit status (usage or
  * --help printed). */
 int bc_args_parse(int argc, char **argv, struct bc_args *a);
 
-/* A run's report and how long it took. */
+/* A run's report (with --repeat, the mean of its repeats'; the passes
+ * and the timeline the first's) and how long it took (all of them). */
 struct bc_run {
 	bool done;
 	struct cluster_report rep;

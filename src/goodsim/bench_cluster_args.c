@@ -19,6 +19,7 @@ static const char usage[] =
     "FILE]\n"
     "         [--grace S] [--leave S] [--pass-interval S] [--idle-pass S]\n"
     "         [--backfill-interval S] [--scale-delay S] [--unit-nice N]\n"
+    "         [--start-jitter S] [--repeat N]\n"
     "         [--run with|without|both] [--json] [--timeline] [--check]\n"
     "         [--max-cpu S]\n";
 
@@ -46,6 +47,8 @@ enum {
 	O_CHECK,
 	O_CPU,
 	O_TIMELINE,
+	O_JITTER,
+	O_REPEAT,
 };
 
 static const struct option longopts[] = {
@@ -72,6 +75,8 @@ static const struct option longopts[] = {
 	{ "check", no_argument, NULL, O_CHECK },
 	{ "max-cpu", required_argument, NULL, O_CPU },
 	{ "timeline", no_argument, NULL, O_TIMELINE },
+	{ "start-jitter", required_argument, NULL, O_JITTER },
+	{ "repeat", required_argument, NULL, O_REPEAT },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -209,6 +214,9 @@ static void bc_set_model(struct cluster_params *p, int c, double d)
 	case O_NICE:
 		p->unit_nice = (unsigned)d;
 		break;
+	case O_JITTER: /* past 3600 s: refused by cluster_params_check() */
+		p->start_jitter_ms = d > 3600 ? 3600001 : (unsigned)(d * 1000);
+		break;
 	}
 }
 
@@ -252,7 +260,16 @@ static int bc_option(struct bc_args *a, int c)
 		a->params.nodes = (unsigned)d;
 	else if (c == O_CPU)
 		a->max_cpu = d;
-	else if (!bc_set_gen(a, c, d))
+	else if (c == O_REPEAT) {
+		if (d < 1 || d > 10000 || d != (unsigned)d) {
+			fprintf(stderr,
+				"bench_cluster: --repeat=%s: not a whole "
+				"number in 1..10000\n",
+				optarg);
+			return 2;
+		}
+		a->repeat = (unsigned)d;
+	} else if (!bc_set_gen(a, c, d))
 		bc_set_model(&a->params, c, d);
 	return 0;
 }
@@ -265,6 +282,7 @@ int bc_args_parse(int argc, char **argv, struct bc_args *a)
 	workload_gen_defaults(&a->gen, 1000);
 	cluster_params_defaults(&a->params, 1000);
 	a->runs = BC_WITH | BC_WITHOUT;
+	a->repeat = 1;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		if (c == 'h') {
 			fputs(usage, stdout);

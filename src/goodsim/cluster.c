@@ -27,6 +27,7 @@ void cluster_params_defaults(struct cluster_params *p, unsigned nodes)
 	p->scale_delay_s = 10;
 	p->fault_timeout_s = 60;
 	p->unit_nice = pol.unit_nice;
+	p->seed = 1;
 }
 
 int cluster_params_check(const struct cluster_params *p, elastic_error_t *err)
@@ -49,6 +50,9 @@ int cluster_params_check(const struct cluster_params *p, elastic_error_t *err)
 	if (p->bf_interval_s < 1 || p->bf_interval_s > 3600)
 		return elastic_errorf(err, "backfill interval %u: not 1..3600",
 				      p->bf_interval_s);
+	if (p->start_jitter_ms > 3600000)
+		return elastic_errorf(err, "start jitter %u ms: not 0..3600000",
+				      p->start_jitter_ms);
 	if (p->scale_delay_s > 3600 || p->fault_timeout_s > 3600)
 		return elastic_errorf(err,
 				      "scale delay %u, fault timeout %u: "

@@ -47,14 +47,17 @@
  *   (0: the partitions' MaxTime, 7 days).
  * - A preempted unit ends (is not requeued) at the grace's end if nothing
  *   ended it before.
- * - Every job starts at the instant it can (Slurm: at its next
- *   scheduling pass, a fraction of a second later), and the scheduler
- *   runs once all of an instant is done: an arrival due the same second
- *   as another job's end sees that job's nodes free.  On a real cluster
- *   such a tie goes either way, by the phases of its passes; the
- *   figures of a workload full of them (a small group's share above all)
- *   differ from run to run there, and from the model's (bench_cluster(1),
- *   TIMELINE).
+ * - Every job starts at the instant it can, and the scheduler runs once
+ *   all of an instant is done: an arrival due the same second as another
+ *   job's end sees that job's nodes free.  Slurm starts a job at its next
+ *   scheduling pass (the backfill's every bf_interval, the main
+ *   scheduler's), a fraction of a second later, so that on a real
+ *   cluster its end comes that much after the second its runtime gives,
+ *   and such a tie goes by the phases of the passes.  With
+ *   start_jitter_ms each workload job (rigid, preemptor, base) ends that
+ *   much later at most, drawn for each job from seed (uniform); the mean
+ *   of runs over several seeds is the figures' expectation over those
+ *   phases (bench_cluster(1) --repeat).  0: none, every tie as above.
  *
  * With slurm-elastic, elasticd's own decisions: one reconcile instance
  * for all the groups, as the daemon runs it, passed over a snapshot of
@@ -74,10 +77,13 @@ struct cluster_params {
 	unsigned pass_ms, idle_pass_ms;
 	unsigned bf_interval_s;
 	unsigned scale_delay_s, fault_timeout_s;
-	unsigned unit_nice; /* elastic.conf's UnitNice */
-	bool timeline;	    /* keep the run's timeline (cluster_result) */
+	unsigned unit_nice;	  /* elastic.conf's UnitNice */
+	bool timeline;		  /* keep the run's timeline (cluster_result) */
+	unsigned start_jitter_ms; /* 0: none */
+	uint64_t seed;		  /* the start jitter's draws */
 };
-/* The defaults: grace 120 s (the example's GraceTime), ranks leave in
+/* The defaults: no start jitter (seed 1); grace 120 s (the example's
+ * GraceTime), ranks leave in
  * 10 s, elasticd's passes every 60 s at most while its groups' jobs move
  * (ElasticdPollInterval's default with notifications; the daemon decides
  * every second, the model only on this grid, for its speed: a week of

@@ -186,6 +186,50 @@ int report_build(const struct workload *w, unsigned nodes,
 	return 0;
 }
 
+/* x made the mean of n with v. */
+static void report_avg(double *x, double v, size_t n)
+{
+	*x += (v - *x) / (double)n;
+}
+
+void report_average(struct cluster_report *mean, const struct cluster_report *r,
+		    size_t n)
+{
+	double *m[] = { &mean->span_s,
+			&mean->utilization,
+			&mean->below_s,
+			&mean->below_utilization,
+			&mean->wait_p50_s,
+			&mean->wait_p95_s,
+			&mean->completion_mean_s,
+			&mean->completion_p95_s,
+			&mean->preemptor_wait_p95_s,
+			&mean->jain,
+			&mean->unit_starts_per_h,
+			&mean->unit_preemptions_per_h };
+	const double v[] = { r->span_s,
+			     r->utilization,
+			     r->below_s,
+			     r->below_utilization,
+			     r->wait_p50_s,
+			     r->wait_p95_s,
+			     r->completion_mean_s,
+			     r->completion_p95_s,
+			     r->preemptor_wait_p95_s,
+			     r->jain,
+			     r->unit_starts_per_h,
+			     r->unit_preemptions_per_h };
+
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		report_avg(m[i], v[i], n);
+	for (size_t i = 0; i < mean->ngroups && i < r->ngroups; i++) {
+		report_avg(&mean->groups[i].node_s, r->groups[i].node_s, n);
+		report_avg(&mean->groups[i].unit_node_s,
+			   r->groups[i].unit_node_s, n);
+		report_avg(&mean->groups[i].share, r->groups[i].share, n);
+	}
+}
+
 void report_check(const struct cluster_report *with,
 		  const struct cluster_report *without, unsigned grace_s,
 		  struct report_verdict *v)

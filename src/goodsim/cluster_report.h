@@ -60,6 +60,11 @@ int report_build(const struct workload *w, unsigned nodes,
 		 const struct cluster_result *r, struct cluster_report *ret,
 		 elastic_error_t *err);
 
+/* mean, the mean of n - 1 reports of one workload, made the mean of n
+ * with r: each figure, the groups' too (n >= 1; n 1 copies r's). */
+void report_average(struct cluster_report *mean, const struct cluster_report *r,
+		    size_t n);
+
 /* The targets: rigid wait p95 with slurm-elastic at most grace_s above
  * without; utilization while a group is below its max at least 95% of
  * the nodes; Jain's index at least 0.95 (no equal groups: met). */

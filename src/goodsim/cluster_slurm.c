@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cluster_impl.h"
+#include "simrand.h"
 
 #define PART_WEIGHT  100000.0	/* PriorityWeightPartition, one factor */
 #define AGE_WEIGHT   1000.0	/* PriorityWeightAge */
@@ -212,6 +213,18 @@ static size_t prot_slot(const struct cslurm *sl, int64_t key)
 	return lo;
 }
 
+/* How much later than its runtime job j ends (start_jitter_ms): a draw
+ * of its own, from the seed and its id whatever else the run did, for a
+ * workload job; 0 for a unit (elasticd or a preemption ends it). */
+static int64_t cs_jitter(const struct csim *s, const struct cl_job *j)
+{
+	uint64_t st = s->p->seed ^ ((uint64_t)j->id * 0xd1b54a32d192ed03ULL);
+
+	if (!s->p->start_jitter_ms || j->role == CL_UNIT)
+		return 0;
+	return (int64_t)(simrand_uniform(&st) * s->p->start_jitter_ms);
+}
+
 static void cs_start(struct csim *s, int32_t ji)
 {
 	struct cslurm *sl = &s->sl;
@@ -220,7 +233,8 @@ static void cs_start(struct csim *s, int32_t ji)
 
 	j->phase = PHASE_RUNNING;
 	j->start_ms = s->now;
-	j->ends_at = run == CL_FOREVER ? CL_FOREVER : s->now + run;
+	j->ends_at =
+	    run == CL_FOREVER ? CL_FOREVER : s->now + run + cs_jitter(s, j);
 	sl->free -= j->nnodes;
 	if (j->role == CL_UNIT) {
 		sl->units += j->nnodes;

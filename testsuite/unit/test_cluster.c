@@ -2,8 +2,8 @@
  * report's arithmetic (percentiles, Jain's index, shares, utilization,
  * the targets), and the model on small workloads: a rigid job that could
  * start but for units starts within their grace, idle nodes go to the
- * groups, the same workload gives the same figures, and the timeline
- * tells what happened in order. */
+ * groups, the same workload gives the same figures, the timeline tells
+ * what happened in order, and the start jitter and the mean of runs. */
 #include "config.h"
 
 #include <setjmp.h>
@@ -277,6 +277,88 @@ static void test_timeline(void **state)
 	cluster_result_free(&off);
 }
 
+/* A rigid job's end with start jitter j ms and seed: its run time. */
+static int64_t jittered_run(unsigned j, uint64_t seed)
+{
+	static const char text[] = "0 rigid r1 2 - 100 200\n"
+				   "0 elastic e1 1 2 300 600\n";
+	struct workload w = { 0 };
+	struct cluster_params p;
+	struct cluster_result r;
+	elastic_error_t err;
+	int64_t run;
+
+	cluster_params_defaults(&p, 4);
+	p.start_jitter_ms = j;
+	p.seed = seed;
+	assert_int_equal(workload_parse(text, "t", &w, &err), 0);
+	if (cluster_run(&p, &w, &r, &err) < 0)
+		fail_msg("cluster_run: %s", err.text);
+	run = r.job[0].end_ms - r.job[0].start_ms;
+	cluster_result_free(&r);
+	workload_free(&w);
+	return run;
+}
+
+/* Start jitter: a job ends up to j later than its runtime, the same for
+ * a seed, not for all seeds; none without it; out of range refused. */
+static void test_start_jitter(void **state)
+{
+	struct cluster_params p;
+	elastic_error_t err;
+	bool differ = false;
+	int64_t first = jittered_run(1000, 1);
+
+	(void)state;
+	assert_int_equal(jittered_run(0, 1), 100000);
+	assert_int_equal(jittered_run(0, 7), 100000);
+	assert_int_equal(jittered_run(1000, 1), first);
+	for (uint64_t seed = 1; seed <= 20; seed++) {
+		int64_t run = jittered_run(1000, seed);
+
+		assert_true(run >= 100000 && run < 101000);
+		differ |= run != first;
+	}
+	assert_true(differ);
+	cluster_params_defaults(&p, 4);
+	assert_int_equal(p.start_jitter_ms, 0);
+	p.start_jitter_ms = 3600001;
+	assert_int_equal(cluster_params_check(&p, &err), -1);
+}
+
+/* The mean of reports: each figure and each group's, one at a time. */
+static void test_report_average(void **state)
+{
+	struct report_group ga[2] = { { .node_s = 10, .share = 0.2 },
+				      { .node_s = 30, .share = 0.8 } };
+	struct report_group gb[2] = { { .node_s = 20, .share = 0.4 },
+				      { .node_s = 60, .share = 0.6 } };
+	struct cluster_report mean = { .utilization = 0.9,
+				       .wait_p95_s = 10,
+				       .jain = 1,
+				       .ngroups = 2,
+				       .groups = ga };
+	struct cluster_report b = { .utilization = 0.6,
+				    .wait_p95_s = 40,
+				    .jain = 0.5,
+				    .ngroups = 2,
+				    .groups = gb };
+
+	(void)state;
+	report_average(&mean, &b, 2);
+	assert_float_equal(mean.utilization, 0.75, 1e-12);
+	assert_float_equal(mean.wait_p95_s, 25, 1e-12);
+	assert_float_equal(mean.jain, 0.75, 1e-12);
+	assert_float_equal(ga[0].node_s, 15, 1e-12);
+	assert_float_equal(ga[1].node_s, 45, 1e-12);
+	assert_float_equal(ga[0].share, 0.3, 1e-12);
+	assert_float_equal(ga[1].share, 0.7, 1e-12);
+	/* a third, as heavy as each of the two before */
+	b.utilization = 0;
+	report_average(&mean, &b, 3);
+	assert_float_equal(mean.utilization, 0.5, 1e-12);
+}
+
 /* A generated day on 200 nodes, twice: the same figures. */
 static void test_deterministic(void **state)
 {
@@ -312,6 +394,8 @@ int main(void)
 		cmocka_unit_test(test_equal_groups),
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_timeline),
+		cmocka_unit_test(test_start_jitter),
+		cmocka_unit_test(test_report_average),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
