@@ -2,8 +2,9 @@
 """replay_report.py on a made-up replay: the workload's parsing and its
 users, the report from sacct's runs (utilization, rigid waits and
 completions, groups' node-seconds and shares, Jain's index, unit starts
-and preemptions an hour) computed as stated, and the comparison's
-allowances.  No cluster needed (make check)."""
+and preemptions an hour) computed as stated, the comparison's
+allowances, and replay_timeline.py's listing of a replay beside a
+simulator's timeline.  No cluster needed (make check)."""
 
 import datetime
 import json
@@ -135,6 +136,36 @@ def test_events(d, wl, share0):
                  "with elasticd's events a group's node-seconds are its world's (%s)" % gs)
 
 
+def test_timeline(d, wl):
+    """replay_timeline.py on the same files (after test_events), with a
+    simulator's timeline of three events."""
+    sim = {"timeline": [
+        {"t_s": 0, "event": "submit", "role": "base", "job": 1001, "nodes": 1, "group": 0, "line": 1},
+        {"t_s": 0.5, "event": "start", "role": "rigid", "job": 1000, "nodes": 4, "line": 0},
+        {"t_s": 2, "event": "preempt", "role": "unit", "job": 1005, "nodes": 1, "group": 0, "by": 1000},
+        {"t_s": 3, "event": "end", "role": "unit", "job": 1005, "nodes": 1, "group": 0,
+         "why": "cancelled after preemption"}]}
+    with open(os.path.join(d, "simtl.json"), "w") as f:
+        f.write('{"nodes": 16}\n' + json.dumps(sim) + "\n")
+    args = [sys.executable, os.path.join(HERE, "replay_timeline.py"), "--workload", wl,
+            "--jobs", os.path.join(d, "jobs"), "--sacct", os.path.join(d, "sacct"),
+            "--events", os.path.join(d, "events"), "--sim", os.path.join(d, "simtl.json")]
+    r = subprocess.run(args, capture_output=True, text=True)
+    lines = [ln.split() for ln in r.stdout.splitlines()]
+    good = check(r.returncode == 0 and lines[0] == ["0.0", "replay", "start", "r1", "1"]
+                 and ["0.5", "sim", "start", "r1", "1000"] in lines
+                 and ["1.0", "replay", "start", "a.unit", "10"] in lines
+                 and ["1.0", "replay", "world", "a", "2", "1", "start"] in lines
+                 and ["2.0", "sim", "preempt", "a.unit", "1005", "for", "1000"] in lines
+                 and ["3.0", "sim", "end", "a.unit", "1005", "cancelled", "after", "preemption"] in lines
+                 and ["12.0", "replay", "end", "b.unit", "11", "REQUEUED"] in lines,
+                 "timeline: both sides in time order, units by their group's label\n" + r.stdout + r.stderr)
+    r = subprocess.run(args + ["--only", "b"], capture_output=True, text=True)
+    return good & check(r.returncode == 0 and r.stdout and all(
+        ln.split()[3] in ("b", "b.unit") for ln in r.stdout.splitlines()),
+        "timeline --only b: b's jobs and units alone\n" + r.stdout)
+
+
 def test_compare(d, report):
     sim = json.loads(report)
     sim["utilization"] *= 1.05
@@ -186,6 +217,7 @@ def main():
         fine, report = test_report(d, wl)
         good &= fine
         good &= test_events(d, wl, json.loads(report)["groups"][0]["share"])
+        good &= test_timeline(d, wl)
         good &= test_compare(d, report)
         good &= test_harm(d, report)
     return 0 if good else 1
