@@ -207,6 +207,15 @@ job_field() {
 	return 0
 }
 
+# job_time JOBID FIELD: a time field of scontrol show job as seconds
+# since the epoch, or nothing while it has none (Unknown, None, N/A).
+job_time() {
+	local t
+	t=$(job_field "$1" "$2")
+	case $t in '' | Unknown | None | N/A) return 0 ;; esac
+	date -d "$t" +%s
+}
+
 job_state() {
 	squeue -h -j "$1" -o '%T' 2>/dev/null || true
 }

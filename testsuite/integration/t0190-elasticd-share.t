@@ -33,9 +33,6 @@ rigid() { # rigid NODES: a job of dave in 'high' on NODES nodes
 	runuser -u "$RIGID" -- sbatch --parsable -p high -N "$1" -D "$ED_TMP" -o /dev/null -t 30 \
 		-J rigid --wrap 'exec sleep 1800'
 }
-job_time() { # job_time JOB FIELD: a time field of scontrol as seconds
-	date -d "$(job_field "$1" "$2")" +%s
-}
 worlds() { # worlds GROUP...: their world sizes, space-separated
 	local g
 	for g in "$@"; do printf '%s ' "$(gq "$g" world)"; done

@@ -48,19 +48,13 @@ rigid() { # rigid NODES MINUTES: a job of dave in 'ondemand'
 	runuser -u "$RIGID" -- sbatch --parsable -p ondemand -N "$1" -t "$2" -D "$ED_TMP" -o /dev/null \
 		-J rigid --wrap 'exec sleep 1800'
 }
-epoch() { # epoch JOB FIELD: a time field of scontrol as seconds (or nothing)
-	local t
-	t=$(job_field "$1" "$2")
-	case $t in '' | Unknown | None | N/A) return 0 ;; esac
-	date -d "$t" +%s
-}
 # planned R AT: pending R's start planned by the backfill scheduler, AT
 # (seconds) give or take 2.
 planned() {
 	local s
 	[ "$(job_field "$1" JobState)" = PENDING ] || return 1
 	[[ $(job_field "$1" Scheduler) == Backfill* ]] || return 1
-	s=$(epoch "$1" StartTime)
+	s=$(job_time "$1" StartTime)
 	[ -n "$s" ] && [ "$s" -ge $(($2 - 2)) ] && [ "$s" -le $(($2 + 2)) ]
 }
 # bf_stat NAME: a figure of sdiag's backfill section.
@@ -81,7 +75,7 @@ looked_at() {
 	for u in "$@"; do
 		[ "$(job_field "$u" JobState)" = PENDING ] || return 1
 		[ "$(job_field "$u" Scheduler)" = 'Backfill:*' ] || return 1
-		e=$(epoch "$u" LastSchedEval)
+		e=$(job_time "$u" LastSchedEval)
 		[ -n "$e" ] && [ "$e" -ge "$since" ] || return 1
 	done
 }
@@ -94,7 +88,7 @@ ends_before() {
 	shift
 	[ $# -gt 0 ] || return 1
 	for j in "$@"; do
-		e=$(epoch "$j" EndTime)
+		e=$(job_time "$j" EndTime)
 		[ -n "$e" ] && [ "$e" -lt "$at" ] || return 1
 	done
 }
@@ -105,7 +99,7 @@ limits() { local u; for u in "$@"; do printf '%s ' "$(job_field "$u" TimeLimit)"
 # nodes, waits with a planned start at the end (r1_end) of R1 (r1, of
 # MINUTES).
 rigid_pair() {
-	r1_end=$(epoch "$r1" EndTime)
+	r1_end=$(job_time "$r1" EndTime)
 	r2=$(rigid 6 "$3")
 	ok "$2, which needs the 6, waits with a planned start at $1's end" wait_until 30 planned "$r2" "$r1_end" ||
 		diag "$2: $(scontrol show job -o "$r2")"
@@ -156,7 +150,7 @@ ok "R2 ends, the queue is empty" wait_until 60 queue_empty
 r1=$(rigid 3 10)
 ok "R1' holds 3 of the 6 unit nodes for 10 minutes" wait_until 30 job_running "$r1"
 rigid_pair "R1'" "R2'" 10
-plan0=$(epoch "$r2" StartTime)
+plan0=$(job_time "$r2" StartTime)
 t0=$(now)
 b=$(submit_group elastic-bob -t 3 --elastic-min=1 --elastic-max=4 --elastic-step=1)
 ok "bob's group (base -t 3: units of 2 minutes) reaches a world of 4 on the 3 idle nodes" \
