@@ -195,33 +195,18 @@ static void report_avg(double *x, double v, size_t n)
 void report_average(struct cluster_report *mean, const struct cluster_report *r,
 		    size_t n)
 {
-	double *m[] = { &mean->span_s,
-			&mean->utilization,
-			&mean->below_s,
-			&mean->below_utilization,
-			&mean->wait_p50_s,
-			&mean->wait_p95_s,
-			&mean->completion_mean_s,
-			&mean->completion_p95_s,
-			&mean->preemptor_wait_p95_s,
-			&mean->jain,
-			&mean->unit_starts_per_h,
-			&mean->unit_preemptions_per_h };
-	const double v[] = { r->span_s,
-			     r->utilization,
-			     r->below_s,
-			     r->below_utilization,
-			     r->wait_p50_s,
-			     r->wait_p95_s,
-			     r->completion_mean_s,
-			     r->completion_p95_s,
-			     r->preemptor_wait_p95_s,
-			     r->jain,
-			     r->unit_starts_per_h,
-			     r->unit_preemptions_per_h };
-
-	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
-		report_avg(m[i], v[i], n);
+	report_avg(&mean->span_s, r->span_s, n);
+	report_avg(&mean->utilization, r->utilization, n);
+	report_avg(&mean->below_s, r->below_s, n);
+	report_avg(&mean->below_utilization, r->below_utilization, n);
+	report_avg(&mean->wait_p50_s, r->wait_p50_s, n);
+	report_avg(&mean->wait_p95_s, r->wait_p95_s, n);
+	report_avg(&mean->completion_mean_s, r->completion_mean_s, n);
+	report_avg(&mean->completion_p95_s, r->completion_p95_s, n);
+	report_avg(&mean->preemptor_wait_p95_s, r->preemptor_wait_p95_s, n);
+	report_avg(&mean->jain, r->jain, n);
+	report_avg(&mean->unit_starts_per_h, r->unit_starts_per_h, n);
+	report_avg(&mean->unit_preemptions_per_h, r->unit_preemptions_per_h, n);
 	for (size_t i = 0; i < mean->ngroups && i < r->ngroups; i++) {
 		report_avg(&mean->groups[i].node_s, r->groups[i].node_s, n);
 		report_avg(&mean->groups[i].unit_node_s,
