@@ -351,6 +351,27 @@ def drop_connections(hosts, keep=()) -> int:
                if fd not in keep and _shutdown(fd, wanted))
 
 
+def wait_listening(host, port, timeout, waiting=None) -> bool:
+    """Until something listens on host:port (a new world's rendezvous
+    store, which its rank 0 opens): up to ``timeout`` seconds, and past
+    them for as long as ``waiting()`` is true; whether it listens.
+
+    torch's store client retries a refused connection once a second: the
+    ranks of a new world would wait most of that second for rank 0, which
+    forms the world at the same moment.  A joiner waits longer: the ranks
+    already there come at the end of their step (and of a checkpoint
+    being written), which the process group's timeout does not bound;
+    the launcher does, and says so on the channel."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline or (waiting and waiting()):
+        try:
+            socket.create_connection((host, port), timeout=1.0).close()
+            return True
+        except OSError:
+            time.sleep(0.01)
+    return False
+
+
 class WorldClient:
     """A rank's connection to the world channel.
 

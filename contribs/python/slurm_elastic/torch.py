@@ -124,24 +124,6 @@ def event_agreed(group=None) -> bool:
     return bool(flag.item())
 
 
-def _wait_listening(host, port, timeout):
-    """Until rank 0's rendezvous store listens (or timeout passes).
-
-    torch's store client retries a refused connection once a second:
-    the ranks of a new world would wait most of that second for rank 0,
-    which forms the world at the same moment."""
-    import socket
-    import time
-
-    deadline = time.monotonic() + timeout.total_seconds()
-    while time.monotonic() < deadline:
-        try:
-            socket.create_connection((host, port), timeout=1.0).close()
-            return
-        except OSError:
-            time.sleep(0.01)
-
-
 class InPlace:
     """A rank that elastic-run resizes without restarting it.
 
@@ -357,10 +339,19 @@ class InPlace:
         return True
 
     def _init(self, w):
+        from . import inplace
+
         rank = w.rank_of(self._job, self._node, self._local)
         host = w.master_addr
         if rank != 0:
-            _wait_listening(host, w.master_port, self.timeout)
+            # A joiner, past the timeout, while w is the newest world
+            # and the launcher is there (it ends a join that takes too
+            # long); the ranks already there come together.
+            client = self.client if self.joining else None
+            inplace.wait_listening(
+                host, w.master_port, self.timeout.total_seconds(),
+                client and (lambda: not client.lost and
+                            client.latest(w.number) is None))
         if ":" in host:
             host = "[%s]" % host
         self._pg_init(self.backend, init_method="tcp://%s:%d"

@@ -714,5 +714,54 @@ class Channel(unittest.TestCase):
         self.assertIsInstance(InPlaceError("x"), ConnectionError)
 
 
+
+class WaitListening(unittest.TestCase):
+    """A new world's rank 0 opens its store late (the end of its step):
+    a joiner waits past its timeout while told to, and no longer."""
+
+    def setUp(self):
+        s = socket.socket()
+        s.bind(("127.0.0.1", 0))
+        self.port = s.getsockname()[1]
+        s.close()
+
+    def listen_after(self, seconds):
+        srv = socket.socket()
+        srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.addCleanup(srv.close)
+
+        def later():
+            time.sleep(seconds)
+            srv.bind(("127.0.0.1", self.port))
+            srv.listen(4)
+        t = threading.Thread(target=later)
+        t.start()
+        self.addCleanup(t.join)
+
+    def test_within_timeout(self):
+        self.listen_after(0.2)
+        self.assertTrue(inplace.wait_listening("127.0.0.1", self.port, 5.0))
+
+    def test_past_timeout_while_waiting(self):
+        self.listen_after(0.6)
+        t0 = time.monotonic()
+        self.assertTrue(inplace.wait_listening("127.0.0.1", self.port, 0.1,
+                                               lambda: True))
+        self.assertGreaterEqual(time.monotonic() - t0, 0.5)
+
+    def test_gives_up(self):
+        t0 = time.monotonic()
+        self.assertFalse(inplace.wait_listening("127.0.0.1", self.port, 0.2))
+        asked = []
+
+        def waiting():
+            asked.append(1)
+            return len(asked) < 5  # a newer world came, or the channel went
+        self.assertFalse(inplace.wait_listening("127.0.0.1", self.port, 0.0,
+                                                waiting))
+        self.assertEqual(len(asked), 5)
+        self.assertLess(time.monotonic() - t0, 3.0)
+
+
 if __name__ == "__main__":
     unittest.main()
