@@ -19,7 +19,7 @@
 . "$(dirname "$0")/pytorch.sh"
 ed_setup
 
-plan 31
+plan 32
 pytorch_setup
 
 [ "${MC_HOSTS:-0}" = 1 ] || bail "needs the cluster of hosts (MC_HOSTS=1)"
@@ -75,6 +75,7 @@ t_phase=$(now)
 scancel "$hjid"
 inplace_phase 4 "the preemptor ends: it grows back to 4 in place"
 p_back=$(world_pids "$last_world" 4)
+ok "... the base's ranks kept their processes ($p_pre in $p_back)" subset "$p_pre" "$p_back"
 
 unit=$(running_units "$base" | tr ' ' '\n' | sed '/^$/d' | tail -n1)
 node=$(job_hosts "$unit" | head -n1)
@@ -88,7 +89,13 @@ ok "... the survivors kept their processes ($p_fail in $p_back)" subset "$p_fail
 finish_soon
 ok "training finishes" wait_until 600 log_has "$out" '^train_ddp: done: '
 ok "elastic-run reports success" wait_until 30 log_has "$out" 'elastic-run: .* event=done .*result=success'
-is "no relaunch: every resize in place" "$(log 'elastic-run: .* event=(relaunch|fallback) ' | wc -l)" 0
+# The name says why, so that a failure's summary line tells it.
+whys=$(log 'elastic-run: .* event=(event|relaunch|fallback) ' | awk '
+	{ for (i = 1; i <= NF; i++) if ($i ~ /^(cause|why)=/) w = substr($i, index($i, "=") + 1) }
+	/ event=event / { cause = w } / event=fallback / { printf "fallback:%s ", w }
+	/ event=relaunch / { printf "relaunch-after:%s ", cause }')
+is "no relaunch: every resize in place (${whys:-none})" "$(log 'elastic-run: .* event=(relaunch|fallback) ' | wc -l)" 0
+[ -z "$whys" ] || diag "$(grep -E 'Error|Traceback|timed out|not in place' "$out" | head -n 12)"
 n_in_place=$(log 'elastic-run: .* event=resized .*path=in-place ' | wc -l)
 ok "elastic-run resized in place at least 4 times ($n_in_place)" test "$n_in_place" -ge 4
 # A crash may make the world redo the step it died in: a step's window.
