@@ -47,6 +47,19 @@ exec $RUN -- $PYTHON $EX/train_ddp.py --samples $SAMPLES --global-batch $BATCH -
 }
 
 log() { grep -E -- "$1" "$out" 2>/dev/null; }
+# relaunch_whys: why the launcher left the in-place path, one word each:
+# fallback:WHY for a resize that fell back, relaunch-after:CAUSE for a
+# relaunch and the event it followed.  A check's name carries them, so
+# that a failure's summary line says why.
+relaunch_whys() {
+	log 'elastic-run: .* event=(event|relaunch|fallback) ' | awk '
+		{ for (i = 1; i <= NF; i++) if ($i ~ /^(cause|why)=/) w = substr($i, index($i, "=") + 1) }
+		/ event=event / { cause = w } / event=fallback / { printf "fallback:%s ", w }
+		/ event=relaunch / { printf "relaunch-after:%s ", cause }'
+}
+# relaunch_errors: the ranks' error lines, when the launcher left the
+# in-place path.
+relaunch_errors() { diag "$(grep -E 'Error|Traceback|timed out|not in place' "$out" | head -n 12)"; }
 
 # finish_soon: the story told, the training ends 3 epochs after the last
 # one rank 0 logged, not after all $EPOCHS (a cap far above any story's

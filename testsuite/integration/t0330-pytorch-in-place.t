@@ -103,8 +103,10 @@ finish_soon
 ok "training finishes" wait_until 600 log_has "$out" '^train_ddp: done: '
 ok "elastic-run reports success" wait_until 30 log_has "$out" 'elastic-run: .* event=done .*result=success'
 ok "the base job completes" wait_until 30 eval '[ "$(job_field "$base" JobState)" = COMPLETED ]'
-is "no rank restarted: one launch, no relaunch" "$(log 'elastic-run: .* event=relaunch ' | wc -l)" 0
-is "no resize fell back to the restart path" "$(log 'elastic-run: .* event=fallback ' | wc -l)" 0
+whys=$(relaunch_whys)
+is "no rank restarted: one launch, no relaunch (${whys:-none})" "$(log 'elastic-run: .* event=relaunch ' | wc -l)" 0
+is "no resize fell back to the restart path (${whys:-none})" "$(log 'elastic-run: .* event=fallback ' | wc -l)" 0
+[ -z "$whys" ] || relaunch_errors
 # Slurm may take the 2 units one after the other: two shrinks, then.
 n_in_place=$(log 'elastic-run: .* event=resized .*path=in-place ' | wc -l)
 ok "elastic-run resized in place at least 5 times ($n_in_place)" test "$n_in_place" -ge 5

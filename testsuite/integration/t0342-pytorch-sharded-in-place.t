@@ -89,13 +89,9 @@ ok "... the survivors kept their processes ($p_fail in $p_back)" subset "$p_fail
 finish_soon
 ok "training finishes" wait_until 600 log_has "$out" '^train_ddp: done: '
 ok "elastic-run reports success" wait_until 30 log_has "$out" 'elastic-run: .* event=done .*result=success'
-# The name says why, so that a failure's summary line tells it.
-whys=$(log 'elastic-run: .* event=(event|relaunch|fallback) ' | awk '
-	{ for (i = 1; i <= NF; i++) if ($i ~ /^(cause|why)=/) w = substr($i, index($i, "=") + 1) }
-	/ event=event / { cause = w } / event=fallback / { printf "fallback:%s ", w }
-	/ event=relaunch / { printf "relaunch-after:%s ", cause }')
+whys=$(relaunch_whys)
 is "no relaunch: every resize in place (${whys:-none})" "$(log 'elastic-run: .* event=(relaunch|fallback) ' | wc -l)" 0
-[ -z "$whys" ] || diag "$(grep -E 'Error|Traceback|timed out|not in place' "$out" | head -n 12)"
+[ -z "$whys" ] || relaunch_errors
 n_in_place=$(log 'elastic-run: .* event=resized .*path=in-place ' | wc -l)
 ok "elastic-run resized in place at least 4 times ($n_in_place)" test "$n_in_place" -ge 4
 # A crash may make the world redo the step it died in: a step's window.
