@@ -194,27 +194,33 @@ admin_comment() {
 	scontrol show job "$1" 2>/dev/null | sed -n 's/^ *AdminComment=\(.*[^ ]\) *$/\1/p'
 }
 
-# job_field JOBID FIELD: one Key=Value field of scontrol show job -o.
-# Read in the shell: polls call it, and a process costs the machine.
-job_field() {
-	local o f
+# job_fields JOBID FIELD...: Key=Value fields of one reading of scontrol
+# show job -o, a line each (empty for a FIELD the job lacks), so that they
+# agree; nothing for a job Slurm no longer knows.  Read in the shell:
+# polls call it, and a process costs the machine.
+job_fields() {
+	local o f k
 	local -a fs
 	o=$(scontrol show job -o "$1" 2>/dev/null) || return 0
 	read -ra fs <<<"$o"
-	for f in "${fs[@]}"; do
-		[[ $f == "$2="* ]] && printf '%s\n' "${f#*=}" && return 0
+	shift
+	for k in "$@"; do
+		for f in "${fs[@]}" "$k="; do
+			[[ $f == "$k="* ]] && printf '%s\n' "${f#*=}" && break
+		done
 	done
-	return 0
 }
+# job_field JOBID FIELD: one of them.
+job_field() { job_fields "$1" "$2"; }
 
-# job_time JOBID FIELD: a time field of scontrol show job as seconds
-# since the epoch, or nothing while it has none (Unknown, None, N/A).
-job_time() {
-	local t
-	t=$(job_field "$1" "$2")
-	case $t in '' | Unknown | None | N/A) return 0 ;; esac
-	date -d "$t" +%s
+# epoch T: a time as scontrol shows it, as seconds since the epoch, or
+# nothing for none (Unknown, None, N/A).
+epoch() {
+	case $1 in '' | Unknown | None | N/A) return 0 ;; esac
+	date -d "$1" +%s
 }
+# job_time JOBID FIELD: a time field of scontrol show job, as epoch gives it.
+job_time() { epoch "$(job_field "$1" "$2")"; }
 
 job_state() {
 	squeue -h -j "$1" -o '%T' 2>/dev/null || true

@@ -49,24 +49,17 @@ rigid() { # rigid NODES MINUTES: a job of dave in 'ondemand'
 		-J rigid --wrap 'exec sleep 1800'
 }
 # bf_plan R: pending R's start as planned by the backfill scheduler (epoch),
-# from one reading of the job; nothing while it has none.  Every backfill
-# pass first clears the planned start of every pending job, then plans
-# them again in priority order (_clear_job_estimates, 22.05 to 26.05): a
-# reading in between finds none.
+# from one reading of the job; nothing while it has none.  Slurm's main
+# scheduler, at each pass, marks every pending job as its own
+# (Scheduler=Main) until the next backfill pass plans it again
+# (build_job_queue), and each backfill pass clears every planned start
+# before it plans them again (_clear_job_estimates), 22.05 to 26.05: a
+# reading in between finds no plan.
 bf_plan() {
-	local f st='' sc='' t=''
-	local -a fs
-	read -ra fs <<<"$(scontrol show job -o "$1" 2>/dev/null)"
-	for f in "${fs[@]}"; do
-		case $f in
-		JobState=*) st=${f#*=} ;;
-		Scheduler=*) sc=${f#*=} ;;
-		StartTime=*) t=${f#*=} ;;
-		esac
-	done
+	local st sc t
+	{ read -r st; read -r sc; read -r t; } < <(job_fields "$1" JobState Scheduler StartTime)
 	[ "$st" = PENDING ] && [[ $sc == Backfill* ]] || return 0
-	case $t in '' | Unknown | None | N/A) return 0 ;; esac
-	date -d "$t" +%s
+	epoch "$t"
 }
 # plan_now R: R's planned start, past a backfill pass planning it again
 # (nothing if it has none for 10 s).
